@@ -1,0 +1,431 @@
+/* advance.c — the generation switch and writing a complete generation.
+ *
+ * Order of the work (compare Go's traceAdvance):
+ *  1. store gen+1, then a memory barrier on every thread (membarrier(2)) or
+ *     a full fence (invariant 1 of tracer.h);
+ *  2. under reg_lock, wait until each thread has left any write section it
+ *     was in, take its open chunk of the old generation, and note the
+ *     threads that wrote nothing in it (their statuses are re-stated here,
+ *     so every live thread is visible in every generation);
+ *  3. take the old generation's full chunks;
+ *  4. write: sync batch, event batches in per-thread order, status batches,
+ *     stack table (symbolized now), string table, [EndOfGeneration];
+ *  5. reset the old generation's tables and recycle its chunks. */
+#include "advance.h"
+
+#include <errno.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../encoder/writer.h"
+#include "chunk.h"
+#include "clock.h"
+#include "log.h"
+#include "stack.h"
+#include "symbols.h"
+#include "sys.h"
+#include "thread.h"
+
+#ifndef MEMBARRIER_CMD_PRIVATE_EXPEDITED
+#define MEMBARRIER_CMD_PRIVATE_EXPEDITED (1 << 3)
+#endif
+
+/* A P id for a generation that would otherwise hold no event at all (Go
+ * 1.23's reader rejects such a generation): an idle P nobody uses. */
+#define IDLE_PROC_ID 1000000
+
+/* How long to wait for one thread to leave its write section. Sections are
+ * short; only a thread stopped inside one (a debugger, SIGSTOP, a signal
+ * handler that never returns) takes longer, and is then left out. */
+#define WRITER_WAIT_NS 2000000000ull
+
+static uint64_t gen_start_ts;
+static struct gt_symbolizer *symbolizer;
+
+void gt_advance_start(uint64_t ts)
+{
+	gen_start_ts = ts;
+}
+
+/* A growing list of buffers to write with writev. */
+struct out {
+	struct iovec *iov;
+	int n, cap;
+	void **owned; /* malloc'd buffers to free after writing */
+	int nowned, capowned;
+};
+
+static void out_add(struct out *o, void *p, size_t len)
+{
+	if (len == 0)
+		return;
+	if (o->n == o->cap) {
+		int cap = o->cap ? o->cap * 2 : 64;
+		struct iovec *iov = realloc(o->iov, (size_t)cap * sizeof *iov);
+		if (!iov)
+			return;
+		o->iov = iov;
+		o->cap = cap;
+	}
+	o->iov[o->n].iov_base = p;
+	o->iov[o->n].iov_len = len;
+	o->n++;
+}
+
+static void *out_own(struct out *o, size_t len)
+{
+	if (o->nowned == o->capowned) {
+		int cap = o->capowned ? o->capowned * 2 : 16;
+		void **w = realloc(o->owned, (size_t)cap * sizeof *w);
+		if (!w)
+			return NULL;
+		o->owned = w;
+		o->capowned = cap;
+	}
+	void *p = malloc(len);
+	if (p)
+		o->owned[o->nowned++] = p;
+	return p;
+}
+
+static void out_free(struct out *o)
+{
+	for (int i = 0; i < o->nowned; i++)
+		free(o->owned[i]);
+	free(o->owned);
+	free(o->iov);
+}
+
+/* A table batch (strings, stacks, statuses) being filled in owned memory. */
+struct tbatch {
+	struct out *o;
+	struct gt_batch b;
+	int open;
+	uint8_t section; /* GT_EV_STRINGS / GT_EV_STACKS, or 0 for events */
+	uint64_t gen, m, ts;
+};
+
+#define TBATCH_CAP (GT_MAX_BATCH + 64)
+
+static void tb_close(struct tbatch *t)
+{
+	if (!t->open)
+		return;
+	size_t len = gt_batch_finish(&t->b);
+	out_add(t->o, t->b.mem, len);
+	t->open = 0;
+}
+
+/* tb_room makes sure need bytes fit, starting a new batch when not. */
+static int tb_room(struct tbatch *t, size_t need)
+{
+	if (t->open && gt_batch_room(&t->b) >= need)
+		return 0;
+	tb_close(t);
+	uint8_t *mem = out_own(t->o, TBATCH_CAP);
+	if (!mem)
+		return -1;
+	gt_batch_begin(&t->b, mem, TBATCH_CAP, t->gen, t->m, t->ts);
+	if (t->section)
+		gt_batch_byte(&t->b, t->section);
+	t->open = 1;
+	return 0;
+}
+
+/* --- waiting for writers and collecting chunks ---------------------------- */
+
+struct collected {
+	struct gt_chunk **v;
+	size_t n, cap;
+};
+
+static void collect(struct collected *c, struct gt_chunk *ch)
+{
+	if (c->n == c->cap) {
+		size_t cap = c->cap ? c->cap * 2 : 256;
+		struct gt_chunk **v = realloc(c->v, cap * sizeof *v);
+		if (!v) {
+			gt_chunk_put(ch);
+			return;
+		}
+		c->v = v;
+		c->cap = cap;
+	}
+	c->v[c->n++] = ch;
+}
+
+static int by_writer_order(const void *a, const void *b)
+{
+	const struct gt_chunk *x = *(struct gt_chunk *const *)a, *y = *(struct gt_chunk *const *)b;
+	if (x->serial != y->serial)
+		return x->serial < y->serial ? -1 : 1;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/* wait_writer waits until t is outside any section that began before the
+ * generation moved. Returns 0, or -1 when t seems stuck. */
+static int wait_writer(struct gt_thread *t)
+{
+	uint32_t s = atomic_load_explicit(&t->wseq, memory_order_acquire);
+	if (!(s & 1))
+		return 0;
+	uint64_t start = gt_now();
+	for (unsigned spins = 0; atomic_load_explicit(&t->wseq, memory_order_acquire) == s; spins++) {
+		if (spins < 64) {
+			__builtin_ia32_pause();
+			continue;
+		}
+		if (gt_now() - start > WRITER_WAIT_NS)
+			return -1;
+		sched_yield();
+	}
+	return 0;
+}
+
+/* A consistent copy of what the flusher needs of a thread. */
+struct snap {
+	uint8_t state, state_before;
+	uint64_t wrote_gen, prev_gen, born_gen, g, m, p;
+};
+
+static void snapshot(struct gt_thread *t, struct snap *sn)
+{
+	for (;;) {
+		uint32_t s = atomic_load_explicit(&t->wseq, memory_order_acquire);
+		if (s & 1) {
+			sched_yield();
+			continue;
+		}
+		sn->state = __atomic_load_n(&t->state, __ATOMIC_RELAXED);
+		sn->state_before = __atomic_load_n(&t->state_before, __ATOMIC_RELAXED);
+		sn->wrote_gen = __atomic_load_n(&t->wrote_gen, __ATOMIC_RELAXED);
+		sn->prev_gen = __atomic_load_n(&t->prev_gen, __ATOMIC_RELAXED);
+		sn->born_gen = __atomic_load_n(&t->born_gen, __ATOMIC_RELAXED);
+		sn->g = __atomic_load_n(&t->g, __ATOMIC_RELAXED);
+		sn->m = __atomic_load_n(&t->m, __ATOMIC_RELAXED);
+		struct gt_proc *p = __atomic_load_n(&t->p, __ATOMIC_RELAXED);
+		sn->p = p ? __atomic_load_n(&p->id, __ATOMIC_RELAXED) : UINT64_MAX;
+		atomic_thread_fence(memory_order_acquire);
+		if (atomic_load_explicit(&t->wseq, memory_order_relaxed) == s)
+			return;
+	}
+}
+
+/* quiet_status writes statuses, in a batch of the thread's own M, for a live
+ * thread that wrote nothing in generation old. */
+static void quiet_status(struct out *o, const struct snap *sn, uint64_t old, uint64_t ts)
+{
+	if (sn->born_gen == 0 || sn->born_gen > old || sn->p == UINT64_MAX)
+		return;
+	int wrote = sn->wrote_gen == old || (sn->wrote_gen == old + 1 && sn->prev_gen == old);
+	if (wrote)
+		return;
+	uint8_t st = sn->wrote_gen == old + 1 ? sn->state_before : sn->state;
+	uint64_t gs, m = GT_NO_THREAD, ps = GT_P_RUNNING;
+	switch (st) {
+	case GT_T_RUNNING: gs = GT_G_RUNNING; m = sn->m; break;
+	case GT_T_RUNNABLE: gs = GT_G_RUNNABLE; break;
+	case GT_T_BLOCKED: gs = GT_G_WAITING; break;
+	case GT_T_SYSCALL: gs = GT_G_SYSCALL; m = sn->m; ps = GT_P_SYSCALL; break;
+	default: return;
+	}
+	struct tbatch tb = { .o = o, .gen = old, .m = sn->m, .ts = ts };
+	if (tb_room(&tb, 64) != 0)
+		return;
+	uint64_t pa[2] = { sn->p, ps };
+	gt_batch_event(&tb.b, GT_EV_PROC_STATUS, ts, 2, pa);
+	uint64_t ga[3] = { sn->g, m, gs };
+	gt_batch_event(&tb.b, GT_EV_GO_STATUS, ts, 3, ga);
+	tb_close(&tb);
+}
+
+/* --- tables --------------------------------------------------------------- */
+
+struct stack_dump {
+	struct tbatch tb;
+	struct gt_strtab *strings;
+	uint64_t main_id;
+};
+
+static uint64_t str_id(struct gt_strtab *st, const char *s)
+{
+	return s && *s ? gt_strtab_put(st, s, strlen(s)) : 0;
+}
+
+static void dump_stack(void *ctx, const struct gt_idmap_entry *e)
+{
+	struct stack_dump *d = ctx;
+	const uintptr_t *pcs = (const uintptr_t *)e->key;
+	size_t n = e->len / sizeof *pcs;
+	struct gt_frame frames[GT_MAX_FRAMES];
+	size_t nf = 0;
+	for (size_t i = 0; i < n && nf < GT_MAX_FRAMES; i++) {
+		if (pcs[i] >= GT_PC_SYNTHETIC) {
+			frames[nf++] = (struct gt_frame){ pcs[i], d->main_id, 0, 0 };
+			continue;
+		}
+		struct gt_sym_frame sf[16];
+		size_t k = gt_sym_lookup(symbolizer, pcs[i], i > 0, sf, 16);
+		for (size_t j = 0; j < k && nf < GT_MAX_FRAMES; j++)
+			frames[nf++] = (struct gt_frame){ sf[j].pc, str_id(d->strings, sf[j].func),
+							  str_id(d->strings, sf[j].file), sf[j].line };
+	}
+	if (nf == 0)
+		return;
+	if (tb_room(&d->tb, GT_STACK_EVENT_MAX(nf)) != 0)
+		return;
+	gt_batch_stack(&d->tb.b, e->id, frames, nf);
+}
+
+struct string_dump {
+	struct tbatch tb;
+};
+
+static void dump_string(void *ctx, const struct gt_idmap_entry *e)
+{
+	struct string_dump *d = ctx;
+	if (tb_room(&d->tb, GT_STRING_EVENT_MAX) != 0)
+		return;
+	gt_batch_string(&d->tb.b, e->id, (const char *)e->key, e->len);
+}
+
+/* --- the switch ------------------------------------------------------------ */
+
+static void fence_all_threads(void)
+{
+	if (gt.asym_fence && syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) == 0)
+		return;
+	gt.asym_fence = 0; /* fall back to fences on both sides from now on */
+	atomic_thread_fence(memory_order_seq_cst);
+}
+
+static void write_out(struct out *o)
+{
+	if (gt.fd < 0)
+		return;
+	int err = gt_write_all(gt.fd, o->iov, o->n);
+	if (err) {
+		gt_warn("cannot write the trace to %s: %s; tracing stops, the program goes on",
+			gt.out_path, strerror(err));
+		atomic_store(&gt.on, 0);
+		close(gt.fd);
+		gt.fd = -1;
+	}
+}
+
+void gt_advance(int final)
+{
+	gt_lock(&gt.advance_lock);
+	if (gt.finished) {
+		gt_unlock(&gt.advance_lock);
+		return;
+	}
+	uint64_t old = atomic_load_explicit(&gt.gen, memory_order_relaxed);
+	atomic_store_explicit(&gt.gen, old + 1, memory_order_release);
+	fence_all_threads();
+	uint64_t ts = gt_now();
+
+	struct out o = { 0 };
+	struct collected cs = { 0 };
+	gt_lock(&gt.reg_lock);
+	for (struct gt_thread *t = gt.threads; t; t = t->next) {
+		if (wait_writer(t) != 0) {
+			gt_warn("thread %llu is stuck in the tracer; its events of generation %llu are lost",
+				(unsigned long long)t->m, (unsigned long long)old);
+			continue;
+		}
+		struct gt_chunk *c = t->chunk[old & 1];
+		if (c && c->gen == old) {
+			collect(&cs, c);
+			t->chunk[old & 1] = NULL;
+		}
+	}
+	struct snap *snaps = NULL;
+	size_t nsnaps = 0;
+	for (struct gt_thread *t = gt.threads; t; t = t->next)
+		nsnaps++;
+	snaps = calloc(nsnaps ? nsnaps : 1, sizeof *snaps);
+	size_t k = 0;
+	for (struct gt_thread *t = gt.threads; t && snaps; t = t->next)
+		snapshot(t, &snaps[k++]);
+	gt_unlock(&gt.reg_lock);
+	for (struct gt_chunk *c = gt_chunk_take_full(old), *next; c; c = next) {
+		next = c->next;
+		collect(&cs, c);
+	}
+	qsort(cs.v, cs.n, sizeof *cs.v, by_writer_order);
+
+	/* Sync batch first. */
+	uint8_t sync[64];
+	struct gt_clock_snapshot snap = { .ts = ts };
+	struct timespec mono, wall;
+	clock_gettime(CLOCK_MONOTONIC, &mono);
+	clock_gettime(CLOCK_REALTIME, &wall);
+	snap.mono_ns = (uint64_t)mono.tv_sec * 1000000000ull + (uint64_t)mono.tv_nsec;
+	snap.wall_sec = (uint64_t)wall.tv_sec;
+	snap.wall_nsec = (uint64_t)wall.tv_nsec;
+	(void)gen_start_ts;
+	size_t synclen = gt_write_sync(sync, gt.format, old, GT_CLOCK_FREQ, &snap);
+	/* Go 1.27 stamps the generation's Sync event with the smallest base
+	 * time of its batches; the sync batch's base is the switch time. */
+	out_add(&o, sync, synclen);
+
+	/* Event batches, each thread's in the order it wrote them. */
+	for (size_t i = 0; i < cs.n; i++)
+		out_add(&o, cs.v[i]->b.mem, gt_batch_finish(&cs.v[i]->b));
+	int events = cs.n > 0;
+
+	/* Statuses of threads that were quiet in this generation. */
+	int before = o.n;
+	for (size_t i = 0; i < k; i++)
+		quiet_status(&o, &snaps[i], old, ts);
+	events |= o.n > before;
+	free(snaps);
+	if (!events) {
+		struct tbatch tb = { .o = &o, .gen = old, .m = GT_NO_THREAD, .ts = ts };
+		if (tb_room(&tb, 64) == 0) {
+			uint64_t a[2] = { IDLE_PROC_ID, GT_P_IDLE };
+			gt_batch_event(&tb.b, GT_EV_PROC_STATUS, ts, 2, a);
+			tb_close(&tb);
+		}
+	}
+
+	/* Stacks, then strings (symbolizing creates strings). */
+	struct gt_strtab *strings = &gt.strings[old & 1];
+	if (!symbolizer)
+		symbolizer = gt_sym_open();
+	struct stack_dump sd = { .tb = { .o = &o, .section = GT_EV_STACKS, .gen = old, .m = GT_NO_THREAD, .ts = ts },
+				 .strings = strings };
+	sd.main_id = str_id(strings, "main");
+	gt_idmap_each(&gt.stacks[old & 1].map, dump_stack, &sd);
+	tb_close(&sd.tb);
+
+	struct string_dump strd = { .tb = { .o = &o, .section = GT_EV_STRINGS, .gen = old, .m = GT_NO_THREAD, .ts = ts } };
+	if (tb_room(&strd.tb, GT_STRING_EVENT_MAX) == 0) {
+		for (int id = 1; id < GT_STR_FIRST_DYNAMIC; id++)
+			gt_batch_string(&strd.tb.b, (uint64_t)id, gt_fixed_strings[id], strlen(gt_fixed_strings[id]));
+	}
+	gt_idmap_each(&strings->map, dump_string, &strd);
+	tb_close(&strd.tb);
+
+	static const uint8_t eog = GT_EV_END_OF_GENERATION;
+	if (gt.format >= 26)
+		out_add(&o, (void *)&eog, 1);
+
+	write_out(&o);
+
+	gt_stacktab_reset(&gt.stacks[old & 1]);
+	gt_strtab_reset(strings);
+	for (size_t i = 0; i < cs.n; i++)
+		gt_chunk_put(cs.v[i]);
+	free(cs.v);
+	out_free(&o);
+	gen_start_ts = ts;
+	if (final)
+		gt.finished = 1;
+	gt_unlock(&gt.advance_lock);
+}

@@ -1,0 +1,17 @@
+/* advance.h — ending a generation: the flusher's (and exit's) one job. */
+#ifndef GT_ADVANCE_H
+#define GT_ADVANCE_H
+
+#include <stdint.h>
+
+/* gt_advance closes the current generation and writes it to the trace file:
+ * it starts the next generation, waits until no thread still writes into
+ * the old one, then writes the old one's batches, status re-statements,
+ * stack and string tables. With final set, nothing is written after it.
+ * Serialized by gt.advance_lock. */
+void gt_advance(int final);
+
+/* gt_advance_start records when generation 1 began (for its sync batch). */
+void gt_advance_start(uint64_t ts);
+
+#endif

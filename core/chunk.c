@@ -1,0 +1,60 @@
+/* chunk.c — the chunk pool and the per-generation full lists. */
+#include "chunk.h"
+
+#include "lock.h"
+#include "region.h"
+#include "tracer.h"
+
+#define SLAB_CHUNKS 32
+
+static gt_lock_t pool_lock = GT_LOCK_INIT;
+static struct gt_chunk *pool;
+
+struct gt_chunk *gt_chunk_get(void)
+{
+	gt_lock(&pool_lock);
+	if (!pool) {
+		char *slab = gt_map((size_t)GT_CHUNK_SIZE * SLAB_CHUNKS);
+		if (!slab) {
+			gt_unlock(&pool_lock);
+			return NULL;
+		}
+		for (int i = SLAB_CHUNKS - 1; i >= 0; i--) {
+			struct gt_chunk *c = (struct gt_chunk *)(slab + (size_t)i * GT_CHUNK_SIZE);
+			c->next = pool;
+			pool = c;
+		}
+	}
+	struct gt_chunk *c = pool;
+	pool = c->next;
+	gt_unlock(&pool_lock);
+	c->next = NULL;
+	return c;
+}
+
+void gt_chunk_put(struct gt_chunk *c)
+{
+	gt_lock(&pool_lock);
+	c->next = pool;
+	pool = c;
+	gt_unlock(&pool_lock);
+}
+
+void gt_chunk_push_full(struct gt_chunk *c)
+{
+	_Atomic(struct gt_chunk *) *head = &gt.full[c->gen & 1];
+	struct gt_chunk *old = atomic_load_explicit(head, memory_order_relaxed);
+	do {
+		c->next = old;
+	} while (!atomic_compare_exchange_weak_explicit(head, &old, c, memory_order_release, memory_order_relaxed));
+}
+
+struct gt_chunk *gt_chunk_take_full(uint64_t gen)
+{
+	return atomic_exchange_explicit(&gt.full[gen & 1], NULL, memory_order_acquire);
+}
+
+void gt_chunk_pool_reset_lock(void)
+{
+	gt_lock_reset(&pool_lock);
+}

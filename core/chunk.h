@@ -1,0 +1,43 @@
+/* chunk.h — the memory events are written into: fixed-size chunks, each
+ * holding one wire-format batch of one thread and one generation.
+ *
+ * A thread owns at most one open chunk per generation slot; a full chunk
+ * goes onto that generation's full list; the flusher writes chunks out and
+ * returns them to the pool. Chunks come from mmap, never from malloc. */
+#ifndef GT_CHUNK_H
+#define GT_CHUNK_H
+
+#include <stdint.h>
+
+#include "../encoder/writer.h"
+
+#define GT_CHUNK_SIZE (16u * 1024u)
+
+struct gt_chunk {
+	struct gt_chunk *next;
+	uint64_t gen;     /* the batch's generation */
+	uint64_t serial;  /* writer thread's registration order */
+	uint32_t index;   /* chunk number within that thread */
+	struct gt_batch b;
+	uint8_t data[];
+};
+
+/* Bytes of batch data a chunk holds. */
+#define GT_CHUNK_DATA (GT_CHUNK_SIZE - sizeof(struct gt_chunk))
+
+/* gt_chunk_get returns an empty chunk, or NULL when memory is exhausted. */
+struct gt_chunk *gt_chunk_get(void);
+
+/* gt_chunk_put returns a chunk to the pool. */
+void gt_chunk_put(struct gt_chunk *c);
+
+/* gt_chunk_push_full queues a chunk for the flusher (any thread). */
+void gt_chunk_push_full(struct gt_chunk *c);
+
+/* gt_chunk_take_full takes every queued chunk of generation gen (flusher). */
+struct gt_chunk *gt_chunk_take_full(uint64_t gen);
+
+/* gt_chunk_pool_reset forgets the pool's lock holder (child after fork). */
+void gt_chunk_pool_reset_lock(void);
+
+#endif

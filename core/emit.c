@@ -1,0 +1,454 @@
+/* emit.c — write sections and the events of a thread's life. */
+#include "emit.h"
+
+#include <errno.h>
+
+#include "../encoder/writer.h"
+#include "chunk.h"
+#include "clock.h"
+#include "log.h"
+#include "stack.h"
+
+/* Bytes every write section may use without checking again: the largest
+ * sequence one section writes (announcement + event) is ~200 bytes. */
+#define SECTION_ROOM 384
+
+/* An open write section of thread t in generation gen, writing into b. */
+struct section {
+	struct gt_thread *t;
+	uint64_t gen;
+	struct gt_batch *b;
+};
+
+static inline uint64_t section_enter(struct gt_thread *t)
+{
+	uint32_t s = atomic_load_explicit(&t->wseq, memory_order_relaxed);
+	atomic_store_explicit(&t->wseq, s + 1, memory_order_relaxed);
+	/* The flag store must be visible before the generation load (the
+	 * flusher stores the generation, then reads the flags). With
+	 * membarrier the flusher's barrier orders both for us. */
+	if (gt.asym_fence)
+		atomic_signal_fence(memory_order_seq_cst);
+	else
+		atomic_thread_fence(memory_order_seq_cst);
+	return atomic_load_explicit(&gt.gen, memory_order_acquire);
+}
+
+static inline void section_leave(struct gt_thread *t)
+{
+	uint32_t s = atomic_load_explicit(&t->wseq, memory_order_relaxed);
+	atomic_store_explicit(&t->wseq, s + 1, memory_order_release);
+}
+
+static struct gt_batch *room_slow(struct gt_thread *t, uint64_t gen, uint64_t ts)
+{
+	struct gt_chunk *c = t->chunk[gen & 1];
+	if (c) {
+		if (c->gen == gen)
+			gt_chunk_push_full(c);
+		else
+			gt_chunk_put(c); /* cannot happen: the flusher took it */
+		t->chunk[gen & 1] = NULL;
+	}
+	c = gt_chunk_get();
+	if (!c) {
+		if (atomic_exchange(&gt.on, 0))
+			gt_warn("out of memory for trace buffers; tracing stops here");
+		return NULL;
+	}
+	c->gen = gen;
+	c->serial = t->serial;
+	c->index = t->chunk_index++;
+	gt_batch_begin(&c->b, c->data, GT_CHUNK_DATA, gen, t->m, ts);
+	t->chunk[gen & 1] = c;
+	return &c->b;
+}
+
+static inline struct gt_batch *room(struct gt_thread *t, uint64_t gen, uint64_t ts)
+{
+	struct gt_chunk *c = t->chunk[gen & 1];
+	if (__builtin_expect(c && gt_batch_room(&c->b) >= SECTION_ROOM, 1))
+		return &c->b;
+	return room_slow(t, gen, ts);
+}
+
+static inline void ev0(struct gt_batch *b, uint8_t type, uint64_t ts)
+{
+	gt_batch_event(b, type, ts, 0, NULL);
+}
+
+static inline void ev1(struct gt_batch *b, uint8_t type, uint64_t ts, uint64_t a)
+{
+	gt_batch_event(b, type, ts, 1, &a);
+}
+
+static inline void ev2(struct gt_batch *b, uint8_t type, uint64_t ts, uint64_t a, uint64_t c)
+{
+	uint64_t args[2] = { a, c };
+	gt_batch_event(b, type, ts, 2, args);
+}
+
+static inline void ev3(struct gt_batch *b, uint8_t type, uint64_t ts, uint64_t a, uint64_t c, uint64_t d)
+{
+	uint64_t args[3] = { a, c, d };
+	gt_batch_event(b, type, ts, 3, args);
+}
+
+static inline void ev4(struct gt_batch *b, uint8_t type, uint64_t ts, uint64_t a, uint64_t c, uint64_t d,
+		       uint64_t e)
+{
+	uint64_t args[4] = { a, c, d, e };
+	gt_batch_event(b, type, ts, 4, args);
+}
+
+/* proc_status writes the P's status once per generation. */
+static void proc_status(struct section *s, uint64_t ts, uint64_t pstatus)
+{
+	struct gt_proc *p = s->t->p;
+	if (p->status_gen == s->gen)
+		return;
+	ev2(s->b, GT_EV_PROC_STATUS, ts, p->id, pstatus);
+	p->status_gen = s->gen;
+	p->seq = 0;
+}
+
+/* restate writes the thread's G and P status at its first event in a new
+ * generation (invariant 4). */
+static void restate(struct section *s, uint64_t ts)
+{
+	struct gt_thread *t = s->t;
+	proc_status(s, ts, t->state == GT_T_SYSCALL ? GT_P_SYSCALL : GT_P_RUNNING);
+	switch (t->state) {
+	case GT_T_RUNNING:
+		ev3(s->b, GT_EV_GO_STATUS, ts, t->g, t->m, GT_G_RUNNING);
+		break;
+	case GT_T_RUNNABLE:
+		ev3(s->b, GT_EV_GO_STATUS, ts, t->g, GT_NO_THREAD, GT_G_RUNNABLE);
+		break;
+	case GT_T_BLOCKED:
+		ev3(s->b, GT_EV_GO_STATUS, ts, t->g, GT_NO_THREAD, GT_G_WAITING);
+		break;
+	case GT_T_SYSCALL:
+		ev3(s->b, GT_EV_GO_STATUS, ts, t->g, t->m, GT_G_SYSCALL);
+		break;
+	}
+	t->g_seq = 0;
+	t->prev_gen = t->wrote_gen;
+	t->state_before = t->state;
+	t->wrote_gen = s->gen;
+}
+
+/* born marks the thread's first generation; called inside its first section. */
+static void born(struct section *s, uint8_t state)
+{
+	struct gt_thread *t = s->t;
+	t->prev_gen = 0;
+	t->wrote_gen = s->gen;
+	t->born_gen = s->gen;
+	t->state = state;
+	t->state_before = state;
+}
+
+/* section_open enters a write section for an announced thread and makes
+ * room for SECTION_ROOM bytes stamped no earlier than ts. */
+static int section_open(struct section *s, struct gt_thread *t, uint64_t ts)
+{
+	s->t = t;
+	s->gen = section_enter(t);
+	s->b = room(t, s->gen, ts);
+	if (__builtin_expect(!s->b, 0)) {
+		section_leave(t);
+		return 0;
+	}
+	if (t->wrote_gen != s->gen && t->state != GT_T_NONE)
+		restate(s, ts);
+	return 1;
+}
+
+static inline void section_close(struct section *s)
+{
+	section_leave(s->t);
+}
+
+/* label writes GoLabel for a pending pthread_setname_np. pre: running G. */
+static void label(struct section *s, uint64_t ts)
+{
+	struct gt_thread *t = s->t;
+	if (!atomic_load_explicit(&t->label_pending, memory_order_relaxed))
+		return;
+	char name[16];
+	int n = gt_thread_take_label(t, name);
+	if (n <= 0)
+		return;
+	uint64_t id = gt_strtab_put(&gt.strings[s->gen & 1], name, (size_t)n);
+	if (id)
+		ev1(s->b, GT_EV_GO_LABEL, ts, id);
+}
+
+/* adopt announces a thread the tracer did not see start (created before the
+ * library was loaded, or by raw clone): GoCreateSyscall, then it takes its
+ * P and starts running. */
+static int adopt(struct gt_thread *t)
+{
+	if (!t->registered)
+		gt_thread_register(t, 0, 0);
+	if (!t->p)
+		return -1;
+	uint64_t ts = gt_now();
+	struct section s;
+	if (!section_open(&s, t, ts))
+		return -1;
+	ev1(s.b, GT_EV_GO_CREATE_SYSCALL, ts, t->g);
+	proc_status(&s, ts, GT_P_IDLE);
+	ev2(s.b, GT_EV_PROC_START, ts, t->p->id, ++t->p->seq);
+	ev0(s.b, GT_EV_GO_SYSCALL_END_BLOCKED, ts);
+	t->g_seq = 0;
+	ev2(s.b, GT_EV_GO_START, ts, t->g, ++t->g_seq);
+	born(&s, GT_T_RUNNING);
+	label(&s, ts);
+	section_close(&s);
+	return 0;
+}
+
+/* ready makes sure the thread is announced and running; 0 when the event
+ * may be written. */
+static inline int ready(struct gt_thread *t)
+{
+	if (__builtin_expect(t->state == GT_T_NONE, 0))
+		return adopt(t);
+	return t->state == GT_T_RUNNING ? 0 : -1;
+}
+
+void gt_block(struct gt_thread *t, enum gt_str reason, uintptr_t site, uintptr_t key)
+{
+	int saved = errno;
+	t->inside++;
+	if (ready(t) != 0)
+		goto out;
+	t->block_n = gt_stack_capture(t->block_pcs, gt.max_frames ? gt.max_frames : 1, site);
+	uint64_t ts = gt_now();
+	struct section s;
+	if (!section_open(&s, t, ts))
+		goto out;
+	label(&s, ts);
+	uint64_t stk = gt_stack_id(t, s.gen, t->block_pcs, t->block_n);
+	ev2(s.b, GT_EV_GO_BLOCK, ts, reason, stk);
+	t->state = GT_T_BLOCKED;
+	t->block_ts = ts;
+	t->wait_key = key;
+	section_close(&s);
+	if (key)
+		gt_waiter_add(key, 1);
+out:
+	t->inside--;
+	errno = saved;
+}
+
+/* wake_self writes GoUnblock(self) at uts with stack stk and GoStart at now. */
+static void wake_self(struct section *s, uint64_t uts, uint64_t now, uint64_t stk)
+{
+	struct gt_thread *t = s->t;
+	ev3(s->b, GT_EV_GO_UNBLOCK, uts, t->g, ++t->g_seq, stk);
+	ev2(s->b, GT_EV_GO_START, now, t->g, ++t->g_seq);
+	t->state = GT_T_RUNNING;
+}
+
+void gt_unblock(struct gt_thread *t, int woken)
+{
+	if (t->state != GT_T_BLOCKED)
+		return;
+	int saved = errno;
+	t->inside++;
+	uintptr_t key = t->wait_key;
+	if (key)
+		gt_waiter_add(key, -1);
+	t->wait_key = 0;
+	uint64_t now = gt_now();
+	uint64_t uts = now;
+	uintptr_t wpcs[GT_WAKE_FRAMES];
+	unsigned wn = 0;
+	if (woken && key)
+		wn = gt_wake_find(key, t->block_ts, now, wpcs, &uts);
+	struct section s;
+	if (!section_open(&s, t, uts))
+		goto out;
+	uint64_t stk = wn ? gt_stack_id(t, s.gen, wpcs, wn) : gt_stack_id(t, s.gen, t->block_pcs, t->block_n);
+	wake_self(&s, uts, now, stk);
+	label(&s, now);
+	section_close(&s);
+out:
+	t->inside--;
+	errno = saved;
+}
+
+void gt_wake_release(uintptr_t key, uintptr_t site, uintptr_t caller)
+{
+	int saved = errno;
+	gt_wake_leave(key, gt_now(), site, caller);
+	errno = saved;
+}
+
+void gt_yield_begin(struct gt_thread *t, uintptr_t site)
+{
+	int saved = errno;
+	t->inside++;
+	if (ready(t) != 0)
+		goto out;
+	uintptr_t pcs[GT_MAX_FRAMES];
+	unsigned n = gt_stack_capture(pcs, gt.max_frames ? gt.max_frames : 1, site);
+	uint64_t ts = gt_now();
+	struct section s;
+	if (!section_open(&s, t, ts))
+		goto out;
+	ev2(s.b, GT_EV_GO_STOP, ts, GT_STR_YIELD, gt_stack_id(t, s.gen, pcs, n));
+	t->state = GT_T_RUNNABLE;
+	section_close(&s);
+out:
+	t->inside--;
+	errno = saved;
+}
+
+void gt_yield_end(struct gt_thread *t)
+{
+	if (t->state != GT_T_RUNNABLE)
+		return;
+	int saved = errno;
+	t->inside++;
+	uint64_t ts = gt_now();
+	struct section s;
+	if (section_open(&s, t, ts)) {
+		ev2(s.b, GT_EV_GO_START, ts, t->g, ++t->g_seq);
+		t->state = GT_T_RUNNING;
+		section_close(&s);
+	}
+	t->inside--;
+	errno = saved;
+}
+
+uint64_t gt_new_goroutine(void)
+{
+	return atomic_fetch_add(&gt.next_g, 1);
+}
+
+uint64_t gt_create(struct gt_thread *t, uint64_t new_g, uintptr_t start_pc, uintptr_t site)
+{
+	int saved = errno;
+	uint64_t gen = 0;
+	t->inside++;
+	if (ready(t) != 0)
+		goto out;
+	uintptr_t pcs[GT_MAX_FRAMES];
+	unsigned n = gt_stack_capture(pcs, gt.max_frames ? gt.max_frames : 1, site);
+	uint64_t ts = gt_now();
+	struct section s;
+	if (!section_open(&s, t, ts))
+		goto out;
+	label(&s, ts);
+	uint64_t new_stk = gt_stack_id(t, s.gen, &start_pc, 1);
+	uint64_t stk = gt_stack_id(t, s.gen, pcs, n);
+	ev3(s.b, GT_EV_GO_CREATE, ts, new_g, new_stk, stk);
+	gen = s.gen;
+	section_close(&s);
+out:
+	t->inside--;
+	errno = saved;
+	return gen;
+}
+
+void gt_thread_begin(struct gt_thread *t, uint64_t g, uintptr_t start_pc, uint64_t create_gen)
+{
+	int saved = errno;
+	t->inside++;
+	gt_thread_register(t, g, start_pc);
+	if (!t->p)
+		goto out;
+	uint64_t ts = gt_now();
+	struct section s;
+	if (!section_open(&s, t, ts))
+		goto out;
+	proc_status(&s, ts, GT_P_IDLE);
+	ev2(s.b, GT_EV_PROC_START, ts, t->p->id, ++t->p->seq);
+	if (s.gen != create_gen)
+		ev3(s.b, GT_EV_GO_STATUS, ts, g, GT_NO_THREAD, GT_G_RUNNABLE);
+	t->g_seq = 0;
+	ev2(s.b, GT_EV_GO_START, ts, g, ++t->g_seq);
+	born(&s, GT_T_RUNNING);
+	label(&s, ts);
+	section_close(&s);
+out:
+	t->inside--;
+	errno = saved;
+}
+
+void gt_main_begin(struct gt_thread *t)
+{
+	t->inside++;
+	gt_thread_register(t, 1, 0);
+	if (!t->p)
+		goto out;
+	uint64_t ts = gt_now();
+	struct section s;
+	if (!section_open(&s, t, ts))
+		goto out;
+	proc_status(&s, ts, GT_P_RUNNING);
+	uintptr_t main_pc = GT_PC_MAIN;
+	ev4(s.b, GT_EV_GO_STATUS_STACK, ts, t->g, t->m, GT_G_RUNNING, gt_stack_id(t, s.gen, &main_pc, 1));
+	t->g_seq = 0;
+	born(&s, GT_T_RUNNING);
+	section_close(&s);
+out:
+	t->inside--;
+}
+
+void gt_thread_end(struct gt_thread *t)
+{
+	int saved = errno;
+	t->inside++;
+	if (t->state == GT_T_NONE || t->state == GT_T_DEAD || !t->registered)
+		goto out;
+	if (t->start_pc)
+		gt_release((uintptr_t)t->self, t->start_pc, 0); /* wakes joiners */
+	uint64_t ts = gt_now();
+	struct section s;
+	if (!section_open(&s, t, ts))
+		goto out;
+	switch (t->state) {
+	case GT_T_BLOCKED: /* cancelled in a wait */
+		if (t->wait_key)
+			gt_waiter_add(t->wait_key, -1);
+		wake_self(&s, ts, ts, gt_stack_id(t, s.gen, t->block_pcs, t->block_n));
+		break;
+	case GT_T_RUNNABLE:
+		ev2(s.b, GT_EV_GO_START, ts, t->g, ++t->g_seq);
+		break;
+	case GT_T_SYSCALL:
+		ev0(s.b, GT_EV_GO_SYSCALL_END, ts);
+		break;
+	}
+	ev0(s.b, GT_EV_GO_DESTROY, ts);
+	ev0(s.b, GT_EV_PROC_STOP, ts);
+	t->state = GT_T_DEAD;
+	section_close(&s);
+out:
+	gt_thread_unregister(t);
+	t->state = GT_T_DEAD;
+	/* t->inside stays raised: nothing on this thread is traced again. */
+	errno = saved;
+}
+
+void gt_label(struct gt_thread *t, pthread_t th, const char *name)
+{
+	int saved = errno;
+	t->inside++;
+	gt_thread_set_label(th, name);
+	if (pthread_equal(th, pthread_self()) && ready(t) == 0) {
+		uint64_t ts = gt_now();
+		struct section s;
+		if (section_open(&s, t, ts)) {
+			label(&s, ts);
+			section_close(&s);
+		}
+	}
+	t->inside--;
+	errno = saved;
+}

@@ -1,0 +1,11 @@
+/* flusher.h — the background thread that ends a generation every period. */
+#ifndef GT_FLUSHER_H
+#define GT_FLUSHER_H
+
+/* gt_flusher_start starts the thread with every signal blocked. 0 or errno. */
+int gt_flusher_start(void);
+
+/* gt_flusher_stop asks it to stop (it finishes a generation in progress). */
+void gt_flusher_stop(void);
+
+#endif

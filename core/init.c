@@ -1,0 +1,164 @@
+/* init.c — the library's life: constructor (options, trace file, main
+ * thread, flusher), thread-exit hook, fork and the final flush at exit. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "../encoder/writer.h"
+#include "advance.h"
+#include "clock.h"
+#include "config.h"
+#include "emit.h"
+#include "flusher.h"
+#include "log.h"
+#include "real.h"
+#include "stack.h"
+#include "thread.h"
+
+#ifndef MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED
+#define MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED (1 << 4)
+#endif
+
+/* Set in the environment by the first image that claims a trace file;
+ * later images (after fork + exec) write next to it instead of over it. */
+#define CLAIMED_ENV "GOTRACE_CLAIMED"
+
+struct gt_tracer gt = {
+	.gen = 1,
+	.next_g = 2, /* 1 is the main thread */
+	.fd = -1,
+};
+
+static pthread_key_t exit_key;
+static int initialized;
+
+static void thread_exit_hook(void *v)
+{
+	struct gt_thread *t = &gt_self;
+	(void)v;
+	if (t->registered && t->state != GT_T_DEAD)
+		gt_thread_end(t);
+}
+
+/* gt_thread_watch_exit makes the calling thread's exit run the hook. */
+void gt_thread_watch_exit(struct gt_thread *t)
+{
+	if (initialized)
+		pthread_setspecific(exit_key, t);
+}
+
+static void warn_line(const char *line, void *arg)
+{
+	(void)arg;
+	gt_warn_line(line);
+}
+
+static int open_trace(const struct gt_config *cfg)
+{
+	pid_t pid = getpid();
+	char path[sizeof gt.out_path - 32];
+	if (gt_config_expand_out(cfg->out, pid, path, sizeof path) != 0) {
+		gt_warn("GOTRACE_OUT=\"%s\" is not a usable path; the program runs untraced", cfg->out);
+		return -1;
+	}
+	int later_image = secure_getenv(CLAIMED_ENV) != NULL;
+	int flags = O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW;
+	int fd;
+	if (!later_image) {
+		snprintf(gt.out_path, sizeof gt.out_path, "%s", path);
+		fd = (int)syscall(SYS_openat, AT_FDCWD, gt.out_path, flags | O_TRUNC, 0666);
+	} else {
+		/* A process started from a traced one: its own file, never
+		 * someone else's (pid first, then .1, .2 ... if taken). */
+		fd = -1;
+		for (int k = 0; k < 100 && fd < 0; k++) {
+			if (k == 0)
+				snprintf(gt.out_path, sizeof gt.out_path, "%s.%d", path, (int)pid);
+			else
+				snprintf(gt.out_path, sizeof gt.out_path, "%s.%d.%d", path, (int)pid, k);
+			fd = (int)syscall(SYS_openat, AT_FDCWD, gt.out_path, flags | O_EXCL, 0666);
+			if (fd < 0 && errno != EEXIST)
+				break;
+		}
+	}
+	if (fd < 0) {
+		gt_warn("cannot open the trace file %s: %s; the program runs untraced", gt.out_path,
+			strerror(errno));
+		return -1;
+	}
+	setenv(CLAIMED_ENV, "1", 1);
+	uint8_t hdr[GT_HEADER_LEN];
+	gt_write_header(hdr, gt.format);
+	struct iovec iov = { hdr, sizeof hdr };
+	int err = gt_write_all(fd, &iov, 1);
+	if (err) {
+		gt_warn("cannot write the trace file %s: %s; the program runs untraced", gt.out_path, strerror(err));
+		close(fd);
+		return -1;
+	}
+	gt.fd = fd;
+	return 0;
+}
+
+static void after_fork_child(void)
+{
+	/* The child does not inherit the parent's trace: it must never write
+	 * into the parent's file. (Tracing the child is a later feature.) */
+	atomic_store(&gt.on, 0);
+	gt.finished = 1;
+	if (gt.fd >= 0)
+		close(gt.fd);
+	gt.fd = -1;
+}
+
+__attribute__((constructor)) static void gt_init(void)
+{
+	struct gt_thread *self = &gt_self;
+	self->inside++;
+	gt_real_resolve();
+	struct gt_config cfg;
+	gt_config_load(&cfg, secure_getenv, warn_line, NULL);
+	gt.max_frames = cfg.stacks;
+	gt.period_ns = cfg.period_ns;
+	gt.format = (int)cfg.format;
+	for (int i = 0; i < 2; i++) {
+		gt_strtab_init(&gt.strings[i]);
+		gt_stacktab_init(&gt.stacks[i]);
+	}
+	if (open_trace(&cfg) != 0) {
+		self->inside--;
+		return;
+	}
+	gt_stack_init();
+	if (syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0)
+		gt.asym_fence = 1;
+	pthread_key_create(&exit_key, thread_exit_hook);
+	pthread_atfork(NULL, NULL, after_fork_child);
+	initialized = 1;
+	gt_advance_start(gt_now());
+	atomic_store(&gt.on, 1);
+	gt_main_begin(self);
+	int err = gt_flusher_start();
+	if (err)
+		gt_warn("cannot start the flusher thread: %s; the trace is written at exit only", strerror(err));
+	self->inside--;
+}
+
+__attribute__((destructor)) static void gt_fini(void)
+{
+	if (!initialized || gt.finished)
+		return;
+	gt_self.inside++;
+	atomic_store(&gt.on, 0);
+	gt_flusher_stop();
+	gt_advance(1);
+	if (gt.fd >= 0) {
+		close(gt.fd);
+		gt.fd = -1;
+	}
+}

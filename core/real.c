@@ -1,0 +1,78 @@
+/* real.c — resolving the real libc functions (dlsym / dlvsym RTLD_NEXT). */
+#include "real.h"
+
+#include <dlfcn.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+
+struct gt_real gt_real;
+
+static void *need(const char *name, const char *version)
+{
+	void *p = version ? dlvsym(RTLD_NEXT, name, version) : NULL;
+	if (!p)
+		p = dlsym(RTLD_NEXT, name);
+	if (!p) {
+		gt_warn("cannot find the real %s: %s", name, dlerror());
+		abort();
+	}
+	return p;
+}
+
+static void *want(const char *name)
+{
+	return dlsym(RTLD_NEXT, name);
+}
+
+void gt_real_resolve(void)
+{
+	struct gt_real r;
+	memset(&r, 0, sizeof r);
+	r.pthread_create = need("pthread_create", NULL);
+	r.pthread_join = need("pthread_join", NULL);
+	r.pthread_tryjoin_np = need("pthread_tryjoin_np", NULL);
+	r.pthread_timedjoin_np = need("pthread_timedjoin_np", NULL);
+	r.pthread_clockjoin_np = want("pthread_clockjoin_np");
+	r.pthread_setname_np = need("pthread_setname_np", NULL);
+	r.mutex_lock = need("pthread_mutex_lock", NULL);
+	r.mutex_trylock = need("pthread_mutex_trylock", NULL);
+	r.mutex_timedlock = need("pthread_mutex_timedlock", NULL);
+	r.mutex_clocklock = want("pthread_mutex_clocklock");
+	r.mutex_unlock = need("pthread_mutex_unlock", NULL);
+	r.rwlock_rdlock = need("pthread_rwlock_rdlock", NULL);
+	r.rwlock_tryrdlock = need("pthread_rwlock_tryrdlock", NULL);
+	r.rwlock_timedrdlock = need("pthread_rwlock_timedrdlock", NULL);
+	r.rwlock_clockrdlock = want("pthread_rwlock_clockrdlock");
+	r.rwlock_wrlock = need("pthread_rwlock_wrlock", NULL);
+	r.rwlock_trywrlock = need("pthread_rwlock_trywrlock", NULL);
+	r.rwlock_timedwrlock = need("pthread_rwlock_timedwrlock", NULL);
+	r.rwlock_clockwrlock = want("pthread_rwlock_clockwrlock");
+	r.rwlock_unlock = need("pthread_rwlock_unlock", NULL);
+	r.spin_lock = need("pthread_spin_lock", NULL);
+	r.spin_trylock = need("pthread_spin_trylock", NULL);
+	r.spin_unlock = need("pthread_spin_unlock", NULL);
+	/* The condvar ABI of glibc 2.3.2 (the default version); the old
+	 * GLIBC_2.2.5 layout is not supported. */
+	r.cond_wait = need("pthread_cond_wait", "GLIBC_2.3.2");
+	r.cond_timedwait = need("pthread_cond_timedwait", "GLIBC_2.3.2");
+	r.cond_clockwait = want("pthread_cond_clockwait");
+	r.cond_signal = need("pthread_cond_signal", "GLIBC_2.3.2");
+	r.cond_broadcast = need("pthread_cond_broadcast", "GLIBC_2.3.2");
+	r.barrier_wait = need("pthread_barrier_wait", NULL);
+	r.sem_wait = need("sem_wait", NULL);
+	r.sem_trywait = need("sem_trywait", NULL);
+	r.sem_timedwait = need("sem_timedwait", NULL);
+	r.sem_clockwait = want("sem_clockwait");
+	r.sem_post = need("sem_post", NULL);
+	r.nanosleep = need("nanosleep", NULL);
+	r.clock_nanosleep = need("clock_nanosleep", NULL);
+	r.usleep = need("usleep", NULL);
+	r.sleep = need("sleep", NULL);
+	r.sched_yield = need("sched_yield", NULL);
+	/* Publish field by field: concurrent resolvers store the same values. */
+	void **dst = (void **)&gt_real, **src = (void **)&r;
+	for (size_t i = 0; i < sizeof r / sizeof(void *); i++)
+		__atomic_store_n(&dst[i], src[i], __ATOMIC_RELEASE);
+}

@@ -1,0 +1,28 @@
+/* stack.h — stacks on the hot path: raw PCs from libunwind, and their id in
+ * a generation's stack table through a small per-thread cache. Symbols are
+ * the flusher's job (core/symbols.h). */
+#ifndef GT_STACK_H
+#define GT_STACK_H
+
+#include <stdint.h>
+
+struct gt_thread;
+
+/* Synthetic frames: PCs no code can have, named by the flusher. */
+#define GT_PC_SYNTHETIC 0xfff0000000000000ull
+#define GT_PC_MAIN (GT_PC_SYNTHETIC | 1) /* "main": the main thread's goroutine */
+
+/* gt_stack_init sets up libunwind and finds the library's own mapping. */
+void gt_stack_init(void);
+
+/* gt_stack_capture writes [site, return addresses of the interposed
+ * function's callers...] to pcs, at most max entries (max >= 1; max == 1
+ * means no unwinding) and returns the count. Frames of this library are
+ * skipped. */
+unsigned gt_stack_capture(uintptr_t *pcs, unsigned max, uintptr_t site);
+
+/* gt_stack_id returns the id of pcs[0..n) in generation gen's stack table
+ * (0 for n == 0). Call inside a write section of generation gen. */
+uint64_t gt_stack_id(struct gt_thread *t, uint64_t gen, const uintptr_t *pcs, unsigned n);
+
+#endif

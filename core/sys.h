@@ -1,0 +1,30 @@
+/* sys.h — the tracer's own system calls, made directly so they never pass
+ * through an interposed libc wrapper (ours or another preloaded library's). */
+#ifndef GT_SYS_H
+#define GT_SYS_H
+
+#include <errno.h>
+#include <linux/futex.h>
+#include <stdint.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+static inline int gt_gettid(void) { return (int)syscall(SYS_gettid); }
+
+static inline long gt_futex_wait(void *addr, int expect, const struct timespec *rel)
+{
+	return syscall(SYS_futex, addr, FUTEX_WAIT_PRIVATE, expect, rel, NULL, 0);
+}
+
+static inline long gt_futex_wake(void *addr, int n)
+{
+	return syscall(SYS_futex, addr, FUTEX_WAKE_PRIVATE, n, NULL, NULL, 0);
+}
+
+/* gt_write_all writes every byte of iov[0..n) to fd, retrying short writes
+ * and EINTR. Returns 0, or the errno of the failure. */
+int gt_write_all(int fd, struct iovec *iov, int n);
+
+#endif

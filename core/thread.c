@@ -1,0 +1,169 @@
+/* thread.c — the thread registry, the P free list, and label hand-over. */
+#include "thread.h"
+
+#include <string.h>
+
+#include "chunk.h"
+#include "region.h"
+#include "sys.h"
+
+__thread struct gt_thread gt_self __attribute__((tls_model("initial-exec")));
+
+/* A label set for a thread before it registered (pthread_setname_np right
+ * after pthread_create). Under reg_lock. */
+struct gt_pending_label {
+	struct gt_pending_label *next;
+	pthread_t th;
+	char name[16];
+};
+
+static struct gt_pending_label label_pool[64];
+static struct gt_pending_label *label_free;
+static int label_pool_ready;
+
+struct gt_proc *gt_proc_acquire(void)
+{
+	static struct gt_proc slab[256];
+	static unsigned slab_used;
+	gt_lock(&gt.proc_lock);
+	struct gt_proc *p = gt.free_procs;
+	if (p) {
+		gt.free_procs = p->next_free;
+	} else {
+		if (slab_used < sizeof slab / sizeof slab[0]) {
+			p = &slab[slab_used++];
+		} else {
+			p = gt_map(sizeof *p); /* never freed: a P outlives its threads */
+		}
+		if (p) {
+			memset(p, 0, sizeof *p);
+			p->id = gt.next_p++;
+		}
+	}
+	gt_unlock(&gt.proc_lock);
+	return p;
+}
+
+void gt_proc_release(struct gt_proc *p)
+{
+	gt_lock(&gt.proc_lock);
+	p->next_free = gt.free_procs;
+	gt.free_procs = p;
+	gt_unlock(&gt.proc_lock);
+}
+
+static void copy_label(struct gt_thread *t, const char *name)
+{
+	atomic_fetch_add_explicit(&t->label_seq, 1, memory_order_acq_rel);
+	strncpy(t->label, name, sizeof t->label - 1);
+	t->label[sizeof t->label - 1] = 0;
+	atomic_fetch_add_explicit(&t->label_seq, 1, memory_order_acq_rel);
+	atomic_store_explicit(&t->label_pending, 1, memory_order_release);
+}
+
+void gt_thread_register(struct gt_thread *t, uint64_t g, uintptr_t start_pc)
+{
+	t->g = g ? g : atomic_fetch_add(&gt.next_g, 1);
+	t->m = (uint64_t)gt_gettid();
+	t->p = gt_proc_acquire();
+	t->start_pc = start_pc;
+	t->self = pthread_self();
+	gt_lock(&gt.reg_lock);
+	t->serial = gt.next_serial++;
+	t->next = gt.threads;
+	t->prev = NULL;
+	if (gt.threads)
+		gt.threads->prev = t;
+	gt.threads = t;
+	t->registered = 1;
+	for (struct gt_pending_label **pp = &gt.pending_labels; *pp; pp = &(*pp)->next) {
+		if (pthread_equal((*pp)->th, t->self)) {
+			struct gt_pending_label *pl = *pp;
+			copy_label(t, pl->name);
+			*pp = pl->next;
+			pl->next = label_free;
+			label_free = pl;
+			break;
+		}
+	}
+	gt_unlock(&gt.reg_lock);
+	gt_thread_watch_exit(t);
+}
+
+void gt_thread_unregister(struct gt_thread *t)
+{
+	if (!t->registered)
+		return;
+	gt_lock(&gt.reg_lock);
+	for (int i = 0; i < 2; i++) {
+		if (t->chunk[i]) {
+			gt_chunk_push_full(t->chunk[i]);
+			t->chunk[i] = NULL;
+		}
+	}
+	if (t->prev)
+		t->prev->next = t->next;
+	else
+		gt.threads = t->next;
+	if (t->next)
+		t->next->prev = t->prev;
+	t->registered = 0;
+	gt_unlock(&gt.reg_lock);
+	if (t->p) {
+		gt_proc_release(t->p);
+		t->p = NULL;
+	}
+}
+
+void gt_thread_set_label(pthread_t th, const char *name)
+{
+	gt_lock(&gt.reg_lock);
+	struct gt_thread *t;
+	for (t = gt.threads; t; t = t->next)
+		if (pthread_equal(t->self, th))
+			break;
+	if (t) {
+		copy_label(t, name);
+	} else {
+		if (!label_pool_ready) {
+			for (size_t i = 0; i < sizeof label_pool / sizeof label_pool[0]; i++) {
+				label_pool[i].next = label_free;
+				label_free = &label_pool[i];
+			}
+			label_pool_ready = 1;
+		}
+		struct gt_pending_label *pl = NULL;
+		for (pl = gt.pending_labels; pl; pl = pl->next)
+			if (pthread_equal(pl->th, th))
+				break;
+		if (!pl && label_free) {
+			pl = label_free;
+			label_free = pl->next;
+			pl->th = th;
+			pl->next = gt.pending_labels;
+			gt.pending_labels = pl;
+		}
+		if (pl) {
+			strncpy(pl->name, name, sizeof pl->name - 1);
+			pl->name[sizeof pl->name - 1] = 0;
+		}
+	}
+	gt_unlock(&gt.reg_lock);
+}
+
+int gt_thread_take_label(struct gt_thread *t, char out[16])
+{
+	if (!atomic_exchange_explicit(&t->label_pending, 0, memory_order_acquire))
+		return -1;
+	for (;;) {
+		uint32_t s = atomic_load_explicit(&t->label_seq, memory_order_acquire);
+		if (s & 1)
+			continue;
+		memcpy(out, t->label, 16);
+		atomic_thread_fence(memory_order_acquire);
+		if (atomic_load_explicit(&t->label_seq, memory_order_relaxed) == s)
+			break;
+	}
+	out[15] = 0;
+	return (int)strlen(out);
+}

@@ -1,0 +1,116 @@
+/* thread.h — per-thread tracer state (initial-exec TLS), the thread
+ * registry, and the Ps threads hold. */
+#ifndef GT_THREAD_H
+#define GT_THREAD_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "../encoder/wire.h"
+#include "tracer.h"
+
+/* A P: owned by exactly one thread at a time; recycled after ProcStop. */
+struct gt_proc {
+	uint64_t id;
+	uint64_t status_gen; /* generation whose ProcStatus is written */
+	uint64_t seq;        /* last seq used in status_gen */
+	struct gt_proc *next_free;
+};
+
+/* What the thread's G is doing, as the trace last said. */
+enum gt_tstate {
+	GT_T_NONE = 0,   /* never announced in the trace */
+	GT_T_RUNNING,
+	GT_T_RUNNABLE,   /* between GoStop (sched_yield) and GoStart */
+	GT_T_BLOCKED,    /* between GoBlock and GoUnblock */
+	GT_T_SYSCALL,    /* between GoSyscallBegin and GoSyscallEnd */
+	GT_T_DEAD,       /* after GoDestroy */
+};
+
+#define GT_STACK_CACHE 64
+
+struct gt_stack_cache_entry {
+	uint64_t hash;
+	uint64_t gen;
+	uint64_t id;
+};
+
+struct gt_thread {
+	/* >0 while the tracer itself runs on this thread, or forever for the
+	 * flusher and dead threads: interposed calls then pass straight
+	 * through. */
+	int inside;
+
+	/* Seqlock of the write section: odd while writing. The flusher waits
+	 * for it to move before it takes the thread's chunks. */
+	_Atomic uint32_t wseq;
+
+	/* Trace state, changed only inside write sections. The flusher reads
+	 * a consistent copy through wseq. */
+	uint8_t state;        /* enum gt_tstate */
+	uint8_t state_before; /* state at the first event of wrote_gen */
+	uint64_t wrote_gen;   /* generation whose statuses this thread wrote */
+	uint64_t prev_gen;    /* wrote_gen before the last change */
+	uint64_t born_gen;    /* generation of the thread's first event */
+	uint64_t g, m;
+	uint64_t g_seq;       /* last G seq used in wrote_gen */
+	struct gt_proc *p;
+
+	/* Open chunk per generation slot (gen & 1). */
+	struct gt_chunk *chunk[2];
+	uint64_t serial;      /* registration order: sorts chunks in the file */
+	uint32_t chunk_index;
+
+	/* The current or last wait. */
+	uint64_t block_ts;
+	uintptr_t wait_key;
+	uint32_t block_n;
+	uintptr_t block_pcs[GT_MAX_FRAMES];
+
+	/* Thread start routine (exact pc) when the thread came through our
+	 * pthread_create, else 0. */
+	uintptr_t start_pc;
+
+	/* A label set by pthread_setname_np, waiting to be written as GoLabel.
+	 * label_seq is a seqlock (setters serialize on reg_lock). */
+	_Atomic uint32_t label_seq;
+	_Atomic int label_pending;
+	char label[16];
+
+	struct gt_stack_cache_entry stack_cache[GT_STACK_CACHE];
+
+	/* Registry links, under gt.reg_lock. */
+	struct gt_thread *next, *prev;
+	pthread_t self;
+	int registered;
+};
+
+extern __thread struct gt_thread gt_self __attribute__((tls_model("initial-exec")));
+
+/* gt_thread_register adds the calling thread (t == &gt_self) to the
+ * registry with goroutine id g (0: take a new one), takes a P, and picks up
+ * a label set for it before it started. */
+void gt_thread_register(struct gt_thread *t, uint64_t g, uintptr_t start_pc);
+
+/* gt_thread_watch_exit arranges for the calling thread's exit (return from
+ * its start routine, pthread_exit, cancellation) to end its goroutine. */
+void gt_thread_watch_exit(struct gt_thread *t);
+
+/* gt_thread_unregister hands the thread's open chunks to the flusher,
+ * returns its P and removes it from the registry. After ProcStop. */
+void gt_thread_unregister(struct gt_thread *t);
+
+/* gt_proc_acquire / gt_proc_release: the P free list. */
+struct gt_proc *gt_proc_acquire(void);
+void gt_proc_release(struct gt_proc *p);
+
+/* gt_thread_set_label asks thread th (another thread, or the caller) to
+ * label its goroutine with name. */
+void gt_thread_set_label(pthread_t th, const char *name);
+
+/* gt_thread_take_label copies a pending label into out[16] if there is
+ * one; returns its length, or -1. Called by the thread itself. */
+int gt_thread_take_label(struct gt_thread *t, char out[16]);
+
+#endif

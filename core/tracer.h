@@ -1,0 +1,103 @@
+/* tracer.h — the tracer's process-wide state, and the rules that keep the
+ * trace valid.
+ *
+ * Model: every OS thread is one goroutine (G), one M (its TID) and one P of
+ * its own. A thread writes its events into its own chunks (core/chunk.h),
+ * encoded directly in the wire format; a flusher thread cuts the stream
+ * into generations (core/advance.c) and writes each complete generation.
+ *
+ * Invariants:
+ *
+ * 1. Every event of a thread is written inside a write section
+ *    (gt_write_begin/end), and the generation it belongs to is read inside
+ *    that section, once. Otherwise the flusher could take a chunk while the
+ *    thread still appends to it, or an event could land in a generation that
+ *    was already written out.
+ *
+ * 2. A write section never blocks and never calls the application's code:
+ *    the real blocking call happens between two sections. Otherwise the
+ *    flusher, which waits for every thread to leave its section, would wait
+ *    on the application.
+ *
+ * 3. All sequence-carrying events of a G (GoStart, GoUnblock) are written on
+ *    its own M (self-unblock), and a P's events are written only by the one
+ *    thread holding it. So per-G and per-P sequence numbers are plain
+ *    thread-owned counters. Otherwise the parser could not order them.
+ *
+ * 4. The first event of a thread in a generation re-states its G and P
+ *    status (GoStatus, ProcStatus) unless that generation already has it.
+ *    Otherwise the parser cannot advance the first seq-carrying event.
+ *
+ * 5. A thread takes a P from the free list before reading the generation,
+ *    and the P's previous owner wrote its ProcStop before returning it.
+ *    Otherwise ProcStart could land in an earlier generation than the
+ *    ProcStop it depends on.
+ *
+ * 6. The tracer never records itself: its own thread (the flusher) and any
+ *    code inside the tracer run with the thread's `inside` guard set, and the
+ *    tracer's I/O and locks bypass the interposed functions. */
+#ifndef GT_TRACER_H
+#define GT_TRACER_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "lock.h"
+#include "stacktab.h"
+#include "strtab.h"
+
+struct gt_thread;
+struct gt_chunk;
+struct gt_proc;
+
+struct gt_tracer {
+	/* The generation being written; the first is 1. Written by the
+	 * flusher only, read by every write section. */
+	_Atomic uint64_t gen;
+	/* 1 while events are recorded; 0 before init, after the final flush,
+	 * and after a fatal error of the tracer. */
+	_Atomic int on;
+	/* Memory barrier flavour: 1 when the flusher can use membarrier(2) so
+	 * that writers need only a compiler barrier. */
+	int asym_fence;
+
+	/* Options, read once in the constructor. */
+	unsigned max_frames;   /* GOTRACE_STACKS */
+	uint64_t period_ns;    /* GOTRACE_PERIOD */
+	int format;            /* GOTRACE_FORMAT: 23 or 26 */
+	char out_path[4096];   /* GOTRACE_OUT, %p expanded */
+	int fd;                /* the trace file, -1 when none */
+
+	/* The library's own mapping, skipped when unwinding. */
+	uintptr_t self_lo, self_hi;
+
+	/* Per-generation tables, indexed by gen & 1. */
+	struct gt_strtab strings[2];
+	struct gt_stacktab stacks[2];
+
+	/* Registered threads. Protected by reg_lock; a thread in a write
+	 * section never takes it (invariant 2). */
+	gt_lock_t reg_lock;
+	struct gt_thread *threads;
+	uint64_t next_serial;
+	struct gt_pending_label *pending_labels;
+
+	/* Goroutine ids; 1 is the main thread. */
+	_Atomic uint64_t next_g;
+
+	/* Ps: free list and the next new id. Protected by proc_lock. */
+	gt_lock_t proc_lock;
+	struct gt_proc *free_procs;
+	uint64_t next_p;
+
+	/* Full chunks waiting for the flusher, per gen & 1 (lock-free push). */
+	_Atomic(struct gt_chunk *) full[2];
+
+	/* Serializes generation switches (flusher, exit). */
+	gt_lock_t advance_lock;
+	int finished; /* the final generation was written */
+};
+
+extern struct gt_tracer gt;
+
+#endif

@@ -1,0 +1,61 @@
+/* wake.c — wake records: release time and site, per wait object. */
+#include "wake.h"
+
+#include <string.h>
+
+_Atomic uint32_t gt_waiters[GT_WAIT_SLOTS];
+
+struct wake_record {
+	_Atomic uint32_t seq; /* seqlock: odd while being written */
+	uint32_t n;
+	uintptr_t key;
+	uint64_t ts;
+	uintptr_t pcs[GT_WAKE_FRAMES];
+};
+
+static struct wake_record records[GT_WAKE_RECORDS];
+
+void gt_wake_leave(uintptr_t key, uint64_t ts, uintptr_t site, uintptr_t caller)
+{
+	struct wake_record *r = &records[gt_wait_slot(key, GT_WAKE_RECORDS)];
+	uint32_t s = atomic_load_explicit(&r->seq, memory_order_relaxed);
+	if ((s & 1) || !atomic_compare_exchange_strong_explicit(&r->seq, &s, s + 1, memory_order_acquire,
+								 memory_order_relaxed))
+		return; /* another releaser is writing this slot; drop ours */
+	r->key = key;
+	r->ts = ts;
+	r->pcs[0] = site;
+	r->pcs[1] = caller;
+	r->n = caller ? 2 : 1;
+	atomic_store_explicit(&r->seq, s + 2, memory_order_release);
+}
+
+unsigned gt_wake_find(uintptr_t key, uint64_t after, uint64_t before, uintptr_t *pcs, uint64_t *ts)
+{
+	struct wake_record *r = &records[gt_wait_slot(key, GT_WAKE_RECORDS)];
+	for (int tries = 0; tries < 4; tries++) {
+		uint32_t s1 = atomic_load_explicit(&r->seq, memory_order_acquire);
+		if (s1 & 1)
+			continue;
+		uintptr_t k = r->key;
+		uint64_t t = r->ts;
+		uint32_t n = r->n;
+		uintptr_t p0 = r->pcs[0], p1 = r->pcs[1];
+		atomic_thread_fence(memory_order_acquire);
+		if (atomic_load_explicit(&r->seq, memory_order_relaxed) != s1)
+			continue;
+		if (k != key || t < after || t > before || n == 0)
+			return 0;
+		pcs[0] = p0;
+		pcs[1] = p1;
+		*ts = t;
+		return n;
+	}
+	return 0;
+}
+
+void gt_wake_reset(void)
+{
+	memset((void *)gt_waiters, 0, sizeof gt_waiters);
+	memset(records, 0, sizeof records);
+}

@@ -1,0 +1,50 @@
+/* wake.h — who woke a waiter, and when.
+ *
+ * A waiter counts itself in a small hash of wait objects (mutex, condvar,
+ * semaphore, thread handle ...). A releasing thread that finds waiters on
+ * the object leaves a wake record: its release time and its call site (the
+ * interposed function and its caller). The woken thread uses the record for
+ * its GoUnblock, so the scheduler-latency profile measures release → run and
+ * names the waker. Both sides are lock-free; a collision in either table only
+ * costs a missed or extra record, never a wrong trace. */
+#ifndef GT_WAKE_H
+#define GT_WAKE_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#define GT_WAIT_SLOTS 4096
+#define GT_WAKE_RECORDS 1024
+#define GT_WAKE_FRAMES 2
+
+extern _Atomic uint32_t gt_waiters[GT_WAIT_SLOTS];
+
+static inline uint32_t gt_wait_slot(uintptr_t key, uint32_t nslots)
+{
+	return (uint32_t)(((uint64_t)key * 0x9e3779b97f4a7c15ull) >> 40) & (nslots - 1);
+}
+
+static inline void gt_waiter_add(uintptr_t key, int delta)
+{
+	atomic_fetch_add_explicit(&gt_waiters[gt_wait_slot(key, GT_WAIT_SLOTS)], (uint32_t)delta,
+				  memory_order_relaxed);
+}
+
+static inline int gt_has_waiters(uintptr_t key)
+{
+	return atomic_load_explicit(&gt_waiters[gt_wait_slot(key, GT_WAIT_SLOTS)], memory_order_relaxed) != 0;
+}
+
+/* gt_wake_leave records a release of key at time ts by the call site
+ * [site, caller] (caller may be 0). */
+void gt_wake_leave(uintptr_t key, uint64_t ts, uintptr_t site, uintptr_t caller);
+
+/* gt_wake_find looks for a release of key at or after `after` and not after
+ * `before`. On success it returns the number of frames copied to pcs (at
+ * most GT_WAKE_FRAMES) and sets *ts; otherwise it returns 0. */
+unsigned gt_wake_find(uintptr_t key, uint64_t after, uint64_t before, uintptr_t *pcs, uint64_t *ts);
+
+/* gt_wake_reset clears both tables (child after fork). */
+void gt_wake_reset(void);
+
+#endif

@@ -1,0 +1,53 @@
+/* cond.c — condition variables (the GLIBC_2.3.2 ABI): every wait is a
+ * GoBlock("sync.cond"); signal and broadcast leave a wake record. */
+#include <pthread.h>
+
+#include "interpose.h"
+
+GT_EXPORT int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
+{
+	struct gt_thread *t = gt_enter();
+	if (!t)
+		return GT_REAL(cond_wait)(c, m);
+	gt_block(t, GT_STR_SYNC_COND, GT_SITE(pthread_cond_wait), (uintptr_t)c);
+	int r = GT_REAL(cond_wait)(c, m);
+	gt_unblock(t, r == 0);
+	return r;
+}
+
+GT_EXPORT int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m, const struct timespec *abstime)
+{
+	struct gt_thread *t = gt_enter();
+	if (!t)
+		return GT_REAL(cond_timedwait)(c, m, abstime);
+	gt_block(t, GT_STR_SYNC_COND, GT_SITE(pthread_cond_timedwait), (uintptr_t)c);
+	int r = GT_REAL(cond_timedwait)(c, m, abstime);
+	gt_unblock(t, r == 0);
+	return r;
+}
+
+GT_EXPORT int pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m, clockid_t clk,
+				     const struct timespec *abstime)
+{
+	struct gt_thread *t = gt_enter();
+	if (!t || !gt_real.cond_clockwait)
+		return GT_REAL(cond_clockwait)(c, m, clk, abstime);
+	gt_block(t, GT_STR_SYNC_COND, GT_SITE(pthread_cond_clockwait), (uintptr_t)c);
+	int r = gt_real.cond_clockwait(c, m, clk, abstime);
+	gt_unblock(t, r == 0);
+	return r;
+}
+
+GT_EXPORT int pthread_cond_signal(pthread_cond_t *c)
+{
+	if (gt_enter())
+		gt_release((uintptr_t)c, GT_SITE(pthread_cond_signal), GT_CALLER());
+	return GT_REAL(cond_signal)(c);
+}
+
+GT_EXPORT int pthread_cond_broadcast(pthread_cond_t *c)
+{
+	if (gt_enter())
+		gt_release((uintptr_t)c, GT_SITE(pthread_cond_broadcast), GT_CALLER());
+	return GT_REAL(cond_broadcast)(c);
+}

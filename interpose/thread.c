@@ -1,0 +1,102 @@
+/* thread.c — thread creation, joins and names.
+ *
+ * pthread_create starts the new thread in a trampoline that waits until the
+ * creator has written GoCreate (so the new goroutine's GoStart can never
+ * come before its creation), announces the thread, then runs the start
+ * routine. The thread's exit is seen by a TLS-key destructor
+ * (core/init.c), whatever way it exits. */
+#include <pthread.h>
+#include <sched.h>
+#include <stdlib.h>
+
+#include "interpose.h"
+
+struct start {
+	void *(*fn)(void *);
+	void *arg;
+	uint64_t g;
+	uint64_t gen;      /* generation of the GoCreate */
+	_Atomic int ready; /* 0 wait, 1 GoCreate written, 2 not written */
+};
+
+static void *trampoline(void *p)
+{
+	struct start *st = p;
+	while (!atomic_load_explicit(&st->ready, memory_order_acquire))
+		GT_REAL(sched_yield)();
+	void *(*fn)(void *) = st->fn;
+	void *arg = st->arg;
+	if (atomic_load_explicit(&st->ready, memory_order_relaxed) == 1)
+		gt_thread_begin(&gt_self, st->g, (uintptr_t)fn, st->gen);
+	gt_self.inside++;
+	free(st);
+	gt_self.inside--;
+	return fn(arg);
+}
+
+GT_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *), void *arg)
+{
+	struct gt_thread *t = gt_enter();
+	if (!t)
+		return GT_REAL(pthread_create)(th, attr, fn, arg);
+	t->inside++;
+	struct start *st = malloc(sizeof *st);
+	t->inside--;
+	if (!st)
+		return GT_REAL(pthread_create)(th, attr, fn, arg);
+	st->fn = fn;
+	st->arg = arg;
+	st->g = gt_new_goroutine();
+	st->gen = 0;
+	atomic_store_explicit(&st->ready, 0, memory_order_relaxed);
+	int r = GT_REAL(pthread_create)(th, attr, trampoline, st);
+	if (r != 0) {
+		t->inside++;
+		free(st);
+		t->inside--;
+		return r;
+	}
+	uint64_t gen = gt_create(t, st->g, (uintptr_t)fn, GT_SITE(pthread_create));
+	st->gen = gen;
+	atomic_store_explicit(&st->ready, gen ? 1 : 2, memory_order_release);
+	return 0;
+}
+
+/* A join that would wait: try first, block only when the thread still runs. */
+#define JOIN_WAIT(site, call)                                                   \
+	do {                                                                    \
+		struct gt_thread *t = gt_enter();                               \
+		if (!t)                                                         \
+			return call;                                            \
+		int r = GT_REAL(pthread_tryjoin_np)(th, ret);                   \
+		if (r != EBUSY)                                                 \
+			return r;                                               \
+		gt_block(t, GT_STR_SYNC_JOIN, GT_SITE(site), (uintptr_t)th);    \
+		r = call;                                                       \
+		gt_unblock(t, r == 0);                                          \
+		return r;                                                       \
+	} while (0)
+
+GT_EXPORT int pthread_join(pthread_t th, void **ret)
+{
+	JOIN_WAIT(pthread_join, GT_REAL(pthread_join)(th, ret));
+}
+
+GT_EXPORT int pthread_timedjoin_np(pthread_t th, void **ret, const struct timespec *abstime)
+{
+	JOIN_WAIT(pthread_timedjoin_np, GT_REAL(pthread_timedjoin_np)(th, ret, abstime));
+}
+
+GT_EXPORT int pthread_clockjoin_np(pthread_t th, void **ret, clockid_t clk, const struct timespec *abstime)
+{
+	JOIN_WAIT(pthread_clockjoin_np, GT_REAL(pthread_clockjoin_np)(th, ret, clk, abstime));
+}
+
+GT_EXPORT int pthread_setname_np(pthread_t th, const char *name)
+{
+	int r = GT_REAL(pthread_setname_np)(th, name);
+	struct gt_thread *t;
+	if (r == 0 && (t = gt_enter()) != NULL)
+		gt_label(t, th, name);
+	return r;
+}

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Install everything gotrace needs to build and test on Debian 12 (bookworm).
+#
+# Go 1.23 comes from bookworm-backports, the newest Go from trixie-backports.
+# Both suites are added in an extra deb822 file that reuses the URIs and the
+# key of the system's own debian.sources; trixie-backports is pinned low so
+# nothing but the Go packages we name ever comes from it.
+set -euo pipefail
+
+SUDO=""
+[ "$(id -u)" = 0 ] || SUDO="sudo"
+
+GO_OLD=1.23          # the oldest reader we promise to satisfy
+GO_NEW=1.27          # the newest Debian ships in trixie-backports
+SOURCES=/etc/apt/sources.list.d/gotrace-backports.sources
+PIN=/etc/apt/preferences.d/gotrace-backports
+
+have_all() {
+  [ -x /usr/lib/go-$GO_OLD/bin/go ] && [ -x /usr/lib/go-$GO_NEW/bin/go ] || return 1
+  for p in "$@"; do dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q 'ok installed' || return 1; done
+}
+
+PKGS=(build-essential pkg-config libunwind-dev libelf-dev libdw-dev libcriterion-dev
+      python3 curl pigz g++ gdb)
+
+if have_all "${PKGS[@]}"; then
+  echo "install-deps: everything is already installed"
+  exit 0
+fi
+
+# Reuse the archive URI and the keyring of the main Debian source.
+main_sources=/etc/apt/sources.list.d/debian.sources
+uri="http://deb.debian.org/debian"
+key="/usr/share/keyrings/debian-archive-keyring.gpg"
+if [ -r "$main_sources" ]; then
+  u=$(awk '/^URIs:/{print $2; exit}' "$main_sources"); [ -n "$u" ] && uri=$u
+  k=$(awk '/^Signed-By:/{print $2; exit}' "$main_sources"); [ -n "$k" ] && key=$k
+fi
+
+$SUDO tee "$SOURCES" >/dev/null <<SRC
+# Added by gotrace's scripts/install-deps.sh: Go $GO_OLD and Go $GO_NEW for trace validation.
+Types: deb
+URIs: $uri
+Suites: bookworm-backports
+Components: main
+Signed-By: $key
+
+Types: deb
+URIs: $uri
+Suites: trixie-backports trixie
+Components: main
+Signed-By: $key
+SRC
+
+$SUDO tee "$PIN" >/dev/null <<PINS
+# Never upgrade anything from trixie on its own; only packages named explicitly.
+Package: *
+Pin: release n=trixie-backports
+Pin-Priority: 50
+
+Package: *
+Pin: release n=trixie
+Pin-Priority: 50
+PINS
+
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -q
+$SUDO apt-get install -y -q --no-install-recommends "${PKGS[@]}"
+$SUDO apt-get install -y -q --no-install-recommends -t bookworm-backports golang-$GO_OLD-go
+$SUDO apt-get install -y -q --no-install-recommends -t trixie-backports golang-$GO_NEW-go golang-$GO_NEW-src
+
+/usr/lib/go-$GO_OLD/bin/go version
+/usr/lib/go-$GO_NEW/bin/go version
