@@ -175,16 +175,18 @@ struct gt_clock_snapshot {
 	uint64_t wall_nsec;
 };
 
-/* Worst-case bytes of a sync batch (all fields 10-byte uvarints). */
-#define GT_SYNC_MAX 96
+/* Bytes gt_write_sync writes, at most. Real values need about 55; only
+ * absurd ones (generation >= 2^35, ticks or wall seconds >= 2^63) could need
+ * more, and then nothing is written. */
+#define GT_SYNC_MAX 64
 
 /* gt_write_sync writes the generation's one sync batch (NoThread): for
  * format 23 (and 22) a Frequency batch, for 26 (and 25) a Sync batch with
  * Frequency and a ClockSnapshot. snap is required for every format: snap->ts
  * is the batch's base time in format 23; in 26 the base is snap->ts - 1 and
  * the snapshot sits one tick after it (like the runtime, which never stamps
- * it at the base). Returns the bytes written (at most GT_SYNC_MAX, about 50 in
- * practice), 0 on a bad format or a NULL snap. */
+ * it at the base). Returns the bytes written (at most GT_SYNC_MAX), 0 on a
+ * bad format, a NULL snap or a batch that would not fit GT_SYNC_MAX. */
 size_t gt_write_sync(uint8_t *out, int format, uint64_t gen, uint64_t freq,
 		     const struct gt_clock_snapshot *snap);
 
