@@ -1,0 +1,892 @@
+/* symbols.c — the flusher's PC symbolizer: libdwfl over our own process, cached per PC.
+ *
+ * A lookup that misses the per-PC cache finds the module (re-reading the
+ * process's modules if the loader changed them), names the real function
+ * from a sorted index of the module's symbol table, and, where DWARF covers
+ * the address, walks the chain of scopes from the enclosing function down to
+ * the innermost inlined call to produce one frame per inline level.
+ *
+ * Invariants:
+ *   1. Every string handed out lives in the intern table until gt_sym_close,
+ *      never in libdwfl's memory. Otherwise a module dropped by a re-report
+ *      (after dlclose) would leave frames pointing at freed ELF or DWARF.
+ *   2. A cached entry holds the full frame list of a PC; gt_sym_lookup only
+ *      copies a prefix of it. Otherwise the synthetic PCs of a PC would
+ *      depend on the caller's max and one PC could name two frames.
+ *   3. Modules are re-read only when the loader's dlopen/dlclose counters
+ *      moved since the last read. Otherwise every garbage PC would re-read
+ *      /proc/self/maps, or a dlopen'ed module would never be seen.
+ *   4. Per-module indexes hang on the module's dwfl userdata slot and are
+ *      freed when libdwfl drops the module (dwfl_report_end's callback) or
+ *      at gt_sym_close. Otherwise they would outlive the ELF and DWARF data
+ *      their names and DIEs point into. */
+#include "symbols.h"
+
+#include <dlfcn.h>
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+#include <link.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* The signature of libstdc++'s __cxa_demangle. */
+typedef char *(*demangle_fn)(const char *mangled, char *buf, size_t *len, int *status);
+
+/* One cached PC: frames[first .. first+n) of the frame store. */
+struct sym_entry {
+	uint64_t pc;
+	uint32_t first;
+	uint16_t n;
+	uint8_t is_ret;
+	uint8_t used;
+};
+
+/* One interned string (owned, NUL-terminated) and its hash. */
+struct sym_str {
+	uint64_t hash;
+	char *str;
+};
+
+struct gt_symbolizer {
+	Dwfl *dwfl;                 /* NULL if libdwfl could not start */
+	Dwfl_Callbacks callbacks;   /* dwfl keeps a pointer: must outlive it */
+	unsigned long long adds;    /* dl_iterate_phdr counters at the last read */
+	unsigned long long subs;
+	demangle_fn demangle;       /* NULL until libstdc++ is in the process */
+	void *demangle_pin;         /* dlopen reference that keeps it mapped */
+
+	struct sym_entry *cache;    /* open addressing, power-of-two capacity */
+	size_t cache_cap, cache_len;
+	struct gt_sym_frame *frames;
+	size_t frames_len, frames_cap;
+	struct sym_str *strs;       /* open addressing, power-of-two capacity */
+	size_t strs_cap, strs_len;
+};
+
+/* ---- hashing and the string table ---- */
+
+static uint64_t mix64(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ULL;
+	x ^= x >> 33;
+	return x;
+}
+
+static uint64_t str_hash(const char *p)
+{
+	uint64_t h = 0xcbf29ce484222325ULL; /* FNV-1a */
+	for (; *p; p++)
+		h = (h ^ (uint8_t)*p) * 0x100000001b3ULL;
+	return h;
+}
+
+static bool strs_grow(struct gt_symbolizer *s)
+{
+	size_t cap = s->strs_cap ? s->strs_cap * 2 : 1024;
+	struct sym_str *t = calloc(cap, sizeof *t);
+	if (!t)
+		return false;
+	for (size_t i = 0; i < s->strs_cap; i++) {
+		if (!s->strs[i].str)
+			continue;
+		size_t j = s->strs[i].hash & (cap - 1);
+		while (t[j].str)
+			j = (j + 1) & (cap - 1);
+		t[j] = s->strs[i];
+	}
+	free(s->strs);
+	s->strs = t;
+	s->strs_cap = cap;
+	return true;
+}
+
+/* intern returns the symbolizer's copy of str; "" for NULL, empty, or when
+ * memory runs out (a frame must always have a name, even a poor one). */
+static const char *intern(struct gt_symbolizer *s, const char *str)
+{
+	if (!str || !*str)
+		return "";
+	if (s->strs_len * 2 >= s->strs_cap && !strs_grow(s))
+		return "";
+	uint64_t h = str_hash(str);
+	size_t j = h & (s->strs_cap - 1);
+	for (; s->strs[j].str; j = (j + 1) & (s->strs_cap - 1))
+		if (s->strs[j].hash == h && strcmp(s->strs[j].str, str) == 0)
+			return s->strs[j].str;
+	char *copy = strdup(str);
+	if (!copy)
+		return "";
+	s->strs[j].hash = h;
+	s->strs[j].str = copy;
+	s->strs_len++;
+	return copy;
+}
+
+/* ---- demangling ---- */
+
+static char *demangle_with(demangle_fn fn, const char *name)
+{
+	if (!fn || !name || name[0] != '_' || name[1] != 'Z')
+		return NULL;
+	int status = -1;
+	char *out = fn(name, NULL, NULL, &status);
+	if (status != 0) {
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
+/* find_demangler looks for __cxa_demangle without loading anything: first in
+ * an already-loaded libstdc++ (even one dlopen'ed RTLD_LOCAL), then in the
+ * global scope (libc++abi, a static libstdc++ that exports it). *pin gets
+ * the libstdc++ handle, whose reference keeps the function mapped until the
+ * caller dlcloses it; NULL if the function came from the global scope. */
+static demangle_fn find_demangler(void **pin)
+{
+	*pin = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_NOLOAD);
+	if (*pin) {
+		demangle_fn fn = (demangle_fn)dlsym(*pin, "__cxa_demangle");
+		if (fn)
+			return fn;
+		dlclose(*pin);
+		*pin = NULL;
+	}
+	return (demangle_fn)dlsym(RTLD_DEFAULT, "__cxa_demangle");
+}
+
+char *gt_sym_demangle(const char *name)
+{
+	void *pin;
+	demangle_fn fn = find_demangler(&pin);
+	char *out = demangle_with(fn, name);
+	if (pin)
+		dlclose(pin);
+	return out;
+}
+
+/* intern_name interns a function name without its symbol version
+ * ("pthread_create@GLIBC_2.2.5", "glob64@@GLIBC_2.27": .symtab spells
+ * versioned aliases that way), demangled when it is a C++ name. */
+static const char *intern_name(struct gt_symbolizer *s, const char *name)
+{
+	char plain[1024];
+	const char *at = name ? strchr(name, '@') : NULL;
+	if (at && at > name && (size_t)(at - name) < sizeof plain) {
+		memcpy(plain, name, (size_t)(at - name));
+		plain[at - name] = '\0';
+		name = plain;
+	}
+	char *d = demangle_with(s->demangle, name);
+	if (!d)
+		return intern(s, name);
+	const char *r = intern(s, d);
+	free(d);
+	return r;
+}
+
+/* ---- per-module indexes (invariant 4) ----
+ *
+ * dwfl_module_addrinfo scans the whole symbol table on every call (about
+ * 140 us per PC in libc with its debuginfo), and dwarf_getscopes walks a
+ * whole compilation unit, so each module gets, lazily:
+ *   - a sorted array of its function symbols, built on its first lookup;
+ *   - per compilation unit, a sorted array of the address ranges of the
+ *     unit's functions, built on the first lookup that lands in the unit.
+ * Names and DIEs point into libdwfl's ELF and DWARF data; resolve() interns
+ * every name before it escapes. */
+
+struct sym_fn {
+	uint64_t addr;
+	uint64_t size;
+	const char *name;
+	uint32_t rank;   /* which of several aliases at one address wins */
+	uint32_t ndx;
+};
+
+/* One range of one function's code, in DWARF addresses (before bias). */
+struct fn_range {
+	uint64_t lo, hi;
+	Dwarf_Die die;
+};
+
+struct cu_funcs {
+	uint64_t cu_off;     /* the unit DIE's offset: the key */
+	size_t n;
+	struct fn_range *r;  /* sorted by lo; ranges do not overlap */
+};
+
+struct mod_info {
+	bool syms_built;
+	bool syms_oom;       /* no memory for fn: use dwfl_module_addrinfo */
+	struct sym_fn *fn;   /* sorted by addr, best alias only; NULL if none */
+	size_t nfn;
+	struct cu_funcs **cus; /* open addressing by cu_off */
+	size_t cus_cap, cus_len;
+};
+
+static void mod_info_free(struct mod_info *mi)
+{
+	if (!mi)
+		return;
+	for (size_t i = 0; i < mi->cus_cap; i++) {
+		if (mi->cus[i]) {
+			free(mi->cus[i]->r);
+			free(mi->cus[i]);
+		}
+	}
+	free(mi->cus);
+	free(mi->fn);
+	free(mi);
+}
+
+/* mod_info_free_cb frees a module's indexes when gt_sym_close walks the
+ * modules (a dwfl_getmodules callback). */
+static int mod_info_free_cb(Dwfl_Module *mod, void **slot, const char *name, Dwarf_Addr base,
+			    void *arg)
+{
+	(void)mod, (void)name, (void)base, (void)arg;
+	mod_info_free(*slot);
+	*slot = NULL;
+	return DWARF_CB_OK;
+}
+
+/* mod_info_removed frees a module's indexes when a re-read drops the module
+ * (a dwfl_report_end callback; returning 0 lets libdwfl remove it). N.B.
+ * libdwfl passes the address of the userdata slot, typed void *. */
+static int mod_info_removed(Dwfl_Module *mod, void *slot, const char *name,
+			    Dwarf_Addr base, void *arg)
+{
+	return mod_info_free_cb(mod, slot, name, base, arg);
+}
+
+/* mod_info_of returns the module's index holder, creating it; NULL when
+ * memory runs out. */
+static struct mod_info *mod_info_of(Dwfl_Module *mod)
+{
+	void **slot;
+	if (!dwfl_module_info(mod, &slot, NULL, NULL, NULL, NULL, NULL, NULL))
+		return NULL;
+	if (!*slot)
+		*slot = calloc(1, sizeof(struct mod_info));
+	return *slot;
+}
+
+/* fn_rank orders aliases at one address: sized over sizeless, functions
+ * over untyped labels, exported (global or weak) over local, fewer leading
+ * underscores (getpid over __getpid), then global over weak. In glibc that
+ * picks the public name over its __ twin and the hidden __GI_ alias. */
+static uint32_t fn_rank(const GElf_Sym *sym, const char *name)
+{
+	uint32_t under = 0;
+	while (name[under] == '_' && under < 255)
+		under++;
+	int bind = GELF_ST_BIND(sym->st_info);
+	bool exported = bind == STB_GLOBAL || bind == STB_WEAK || bind == STB_GNU_UNIQUE;
+	return (uint32_t)(sym->st_size > 0) << 12 |
+	       (uint32_t)(GELF_ST_TYPE(sym->st_info) != STT_NOTYPE) << 11 |
+	       (uint32_t)exported << 10 | (255 - under) << 1 | (uint32_t)(bind != STB_WEAK);
+}
+
+static int fn_cmp(const void *a, const void *b)
+{
+	const struct sym_fn *x = a, *y = b;
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	if (x->rank != y->rank)
+		return x->rank > y->rank ? -1 : 1; /* best alias first */
+	return x->ndx < y->ndx ? -1 : x->ndx > y->ndx;
+}
+
+/* syms_build fills mi->fn from the module's symbol table (.symtab, else
+ * .dynsym, plus any minidebuginfo symbols: what libdwfl offers). */
+static void syms_build(struct mod_info *mi, Dwfl_Module *mod)
+{
+	mi->syms_built = true;
+	int nsyms = dwfl_module_getsymtab(mod);
+	if (nsyms <= 1)
+		return;
+	struct sym_fn *fn = malloc((size_t)nsyms * sizeof *fn);
+	if (!fn) {
+		mi->syms_oom = true;
+		return;
+	}
+	size_t n = 0;
+	for (int i = 1; i < nsyms; i++) {
+		GElf_Sym sym;
+		GElf_Addr addr;
+		GElf_Word shndx;
+		const char *name = dwfl_module_getsym_info(mod, i, &sym, &addr, &shndx, NULL, NULL);
+		if (!name || !*name || shndx == SHN_UNDEF || shndx == SHN_ABS ||
+		    shndx == (GElf_Word)-1) /* -1: not in an allocated section */
+			continue;
+		int type = GELF_ST_TYPE(sym.st_info);
+		if (type != STT_FUNC && type != STT_GNU_IFUNC && type != STT_NOTYPE)
+			continue;
+		fn[n++] = (struct sym_fn){ addr, sym.st_size, name, fn_rank(&sym, name), (uint32_t)i };
+	}
+	qsort(fn, n, sizeof *fn, fn_cmp);
+	size_t k = 0; /* keep the best alias of each address */
+	for (size_t i = 0; i < n; i++)
+		if (k == 0 || fn[k - 1].addr != fn[i].addr)
+			fn[k++] = fn[i];
+	mi->fn = fn;
+	mi->nfn = k;
+}
+
+/* How far back syms_find looks for a sized function that still covers an
+ * address past a closer symbol (a local label inside a function). */
+#define FN_LOOKBACK 16
+
+/* syms_find returns the function symbol covering addr: the nearest sized
+ * symbol at or below addr that reaches past it, else the nearest symbol if
+ * it has no size (hand-written assembly), else NULL (padding, gaps). */
+static const char *syms_find(const struct mod_info *mi, uint64_t addr)
+{
+	size_t lo = 0, hi = mi->nfn; /* find the first entry above addr */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (mi->fn[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return NULL;
+	for (size_t i = lo, seen = 0; i > 0 && seen < FN_LOOKBACK; i--, seen++) {
+		const struct sym_fn *f = &mi->fn[i - 1];
+		if (f->size > 0 && addr - f->addr < f->size)
+			return f->name;
+	}
+	return mi->fn[lo - 1].size == 0 ? mi->fn[lo - 1].name : NULL;
+}
+
+/* func_symbol names the function at addr from the module's symbol table. */
+static const char *func_symbol(Dwfl_Module *mod, uint64_t addr)
+{
+	struct mod_info *mi = mod_info_of(mod);
+	if (mi && !mi->syms_built)
+		syms_build(mi, mod);
+	if (mi && !mi->syms_oom)
+		return syms_find(mi, addr);
+	/* Out of memory for the index: the slow way still works. */
+	GElf_Off off;
+	GElf_Sym sym;
+	return dwfl_module_addrinfo(mod, addr, &off, &sym, NULL, NULL, NULL);
+}
+
+/* is_code_scope: DIE kinds whose address ranges nest the code inside them. */
+static bool is_code_scope(int tag)
+{
+	switch (tag) {
+	case DW_TAG_subprogram:
+	case DW_TAG_inlined_subroutine:
+	case DW_TAG_lexical_block:
+	case DW_TAG_try_block:
+	case DW_TAG_catch_block:
+	case DW_TAG_with_stmt:
+	case DW_TAG_entry_point:
+		return true;
+	}
+	return false;
+}
+
+/* is_container: DIE kinds without ranges of their own that may hold
+ * function definitions (C++ namespaces, in-class definitions). */
+static bool is_container(int tag)
+{
+	switch (tag) {
+	case DW_TAG_namespace:
+	case DW_TAG_module:
+	case DW_TAG_class_type:
+	case DW_TAG_structure_type:
+	case DW_TAG_union_type:
+		return true;
+	}
+	return false;
+}
+
+/* Deepest nesting of containers (and of scopes without ranges) followed. */
+#define CONTAINER_DEPTH_MAX 16
+
+struct range_vec {
+	struct fn_range *r;
+	size_t n, cap;
+	bool oom;
+};
+
+/* collect_funcs appends every code range of the functions defined under
+ * parent, looking through containers. */
+static void collect_funcs(Dwarf_Die *parent, struct range_vec *v, int depth)
+{
+	Dwarf_Die child;
+	if (depth > CONTAINER_DEPTH_MAX || dwarf_child(parent, &child) != 0)
+		return;
+	do {
+		int tag = dwarf_tag(&child);
+		if (tag == DW_TAG_subprogram) {
+			Dwarf_Addr base, lo, hi;
+			ptrdiff_t off = 0;
+			while ((off = dwarf_ranges(&child, off, &base, &lo, &hi)) > 0) {
+				if (v->n == v->cap) {
+					size_t cap = v->cap ? v->cap * 2 : 64;
+					struct fn_range *t = realloc(v->r, cap * sizeof *t);
+					if (!t) {
+						v->oom = true;
+						return;
+					}
+					v->r = t;
+					v->cap = cap;
+				}
+				v->r[v->n++] = (struct fn_range){ lo, hi, child };
+			}
+		} else if (is_container(tag) && dwarf_haschildren(&child) > 0) {
+			collect_funcs(&child, v, depth + 1);
+		}
+	} while (!v->oom && dwarf_siblingof(&child, &child) == 0);
+}
+
+static int range_cmp(const void *a, const void *b)
+{
+	const struct fn_range *x = a, *y = b;
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+static struct cu_funcs *cu_funcs_build(Dwarf_Die *cu, uint64_t cu_off)
+{
+	struct range_vec v = { 0 };
+	collect_funcs(cu, &v, 0);
+	struct cu_funcs *cf = malloc(sizeof *cf);
+	if (v.oom || !cf) {
+		free(v.r);
+		free(cf);
+		return NULL;
+	}
+	qsort(v.r, v.n, sizeof *v.r, range_cmp);
+	*cf = (struct cu_funcs){ cu_off, v.n, v.r };
+	return cf;
+}
+
+static bool cus_grow(struct mod_info *mi)
+{
+	size_t cap = mi->cus_cap ? mi->cus_cap * 2 : 64;
+	struct cu_funcs **t = calloc(cap, sizeof *t);
+	if (!t)
+		return false;
+	for (size_t i = 0; i < mi->cus_cap; i++) {
+		if (!mi->cus[i])
+			continue;
+		size_t j = mix64(mi->cus[i]->cu_off) & (cap - 1);
+		while (t[j])
+			j = (j + 1) & (cap - 1);
+		t[j] = mi->cus[i];
+	}
+	free(mi->cus);
+	mi->cus = t;
+	mi->cus_cap = cap;
+	return true;
+}
+
+/* cu_funcs_of returns the function ranges of one unit, building them on the
+ * first call; NULL when memory runs out. */
+static struct cu_funcs *cu_funcs_of(struct mod_info *mi, Dwarf_Die *cu)
+{
+	uint64_t key = dwarf_dieoffset(cu);
+	if ((mi->cus_len + 1) * 2 > mi->cus_cap && !cus_grow(mi))
+		return NULL;
+	size_t j = mix64(key) & (mi->cus_cap - 1);
+	for (; mi->cus[j]; j = (j + 1) & (mi->cus_cap - 1))
+		if (mi->cus[j]->cu_off == key)
+			return mi->cus[j];
+	struct cu_funcs *cf = cu_funcs_build(cu, key);
+	if (cf) {
+		mi->cus[j] = cf;
+		mi->cus_len++;
+	}
+	return cf;
+}
+
+/* cu_funcs_find returns the function whose code range holds pc, or NULL. */
+static const Dwarf_Die *cu_funcs_find(const struct cu_funcs *cf, Dwarf_Addr pc)
+{
+	size_t lo = 0, hi = cf->n; /* find the first range starting above pc */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (cf->r[mid].lo <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0 || pc >= cf->r[lo - 1].hi)
+		return NULL;
+	return &cf->r[lo - 1].die;
+}
+
+/* ---- modules ---- */
+
+struct phdr_counters {
+	unsigned long long adds, subs;
+};
+
+static int read_counters(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct phdr_counters *c = arg;
+	if (size >= offsetof(struct dl_phdr_info, dlpi_subs) + sizeof info->dlpi_subs) {
+		c->adds = info->dlpi_adds;
+		c->subs = info->dlpi_subs;
+	}
+	return 1; /* the counters are the same in every entry: stop */
+}
+
+/* report (re)reads the process's modules from /proc/self/maps. Modules that
+ * are still mapped keep their loaded ELF, DWARF and indexes. */
+static void report(struct gt_symbolizer *s)
+{
+	struct phdr_counters c = { s->adds, s->subs };
+	/* Counters first: a dlopen that races with the read moves them again,
+	 * and the next uncached lookup reads again. */
+	dl_iterate_phdr(read_counters, &c);
+	s->adds = c.adds;
+	s->subs = c.subs;
+	dwfl_report_begin(s->dwfl);
+	dwfl_linux_proc_report(s->dwfl, getpid());
+	dwfl_report_end(s->dwfl, mod_info_removed, NULL);
+	if (!s->demangle)
+		s->demangle = find_demangler(&s->demangle_pin);
+}
+
+/* module_at is dwfl_addrmodule restricted to modules that really cover
+ * addr: libdwfl 0.188 answers the highest module for any address above it
+ * (the stack, the heap above it, [vsyscall]) and would charge those PCs
+ * to that module. */
+static Dwfl_Module *module_at(struct gt_symbolizer *s, uint64_t addr)
+{
+	Dwfl_Module *m = dwfl_addrmodule(s->dwfl, addr);
+	Dwarf_Addr lo, hi;
+	if (!m || !dwfl_module_info(m, NULL, &lo, &hi, NULL, NULL, NULL, NULL))
+		return NULL;
+	return addr >= lo && addr < hi ? m : NULL;
+}
+
+/* find_module returns the module covering addr. Before answering it re-reads
+ * the modules if the loader's dlopen/dlclose counters moved since the last
+ * read (invariant 3): so a module dlopen'ed after gt_sym_open is found, and
+ * a PC in a library that replaced a dlclose'd one is not charged to the old
+ * one. Checking costs one dl_iterate_phdr step, paid by uncached PCs only. */
+static Dwfl_Module *find_module(struct gt_symbolizer *s, uint64_t addr)
+{
+	if (!s->dwfl || addr >= (1ULL << GT_SYM_DEPTH_SHIFT))
+		return NULL; /* no user-space module lives up there */
+	struct phdr_counters c = { s->adds, s->subs };
+	dl_iterate_phdr(read_counters, &c);
+	if (c.adds != s->adds || c.subs != s->subs)
+		report(s);
+	return module_at(s, addr);
+}
+
+/* ---- DWARF scopes ---- */
+
+/* Deepest DIE nesting scope_chain follows; deeper code gives up on inlines. */
+#define SCOPE_CHAIN_MAX 512
+
+/* child_scope finds the code scope among parent's children (looking through
+ * containers and through blocks that have no ranges at all) whose ranges
+ * hold pc. Only the branch that holds pc is descended. */
+static bool child_scope(Dwarf_Die *parent, Dwarf_Addr pc, Dwarf_Die *out, int depth)
+{
+	Dwarf_Die child;
+	if (depth > CONTAINER_DEPTH_MAX || dwarf_child(parent, &child) != 0)
+		return false;
+	do {
+		int tag = dwarf_tag(&child);
+		if (is_code_scope(tag)) {
+			if (dwarf_haspc(&child, pc) > 0) {
+				*out = child;
+				return true;
+			}
+			/* A subprogram without code is a declaration or an
+			 * abstract instance: nothing concrete below it. */
+			if (tag == DW_TAG_subprogram || dwarf_hasattr(&child, DW_AT_low_pc) ||
+			    dwarf_hasattr(&child, DW_AT_ranges))
+				continue;
+		} else if (!is_container(tag)) {
+			continue;
+		}
+		if (dwarf_haschildren(&child) > 0 && child_scope(&child, pc, out, depth + 1))
+			return true;
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return false;
+}
+
+/* scope_chain fills chain with the code scopes holding pc (a DWARF address
+ * in unit cu), outermost (a subprogram) first, innermost last, and returns
+ * how many; 0 when pc is in no function or the nesting is deeper than
+ * SCOPE_CHAIN_MAX. This is the concrete chain `eu-addr2line -i` prints:
+ * dwarf_getscopes alone leaves it after the innermost inlined call for the
+ * abstract origin's scopes. mi may be NULL (no memory for the index). */
+static int scope_chain(struct mod_info *mi, Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_Die *chain)
+{
+	int n = 0;
+	Dwarf_Die *parent = cu;
+	struct cu_funcs *cf = mi ? cu_funcs_of(mi, cu) : NULL;
+	if (cf) {
+		const Dwarf_Die *fn = cu_funcs_find(cf, pc);
+		if (!fn)
+			return 0;
+		chain[n++] = *fn;
+		parent = &chain[0];
+	}
+	while (child_scope(parent, pc, &chain[n], 0)) {
+		parent = &chain[n];
+		if (++n == SCOPE_CHAIN_MAX)
+			return 0;
+	}
+	return n;
+}
+
+/* die_name is a DIE's linkage name if it has one (C++), else its plain name,
+ * following DW_AT_abstract_origin and DW_AT_specification. */
+static const char *die_name(Dwarf_Die *die)
+{
+	Dwarf_Attribute at;
+	const char *n = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_linkage_name, &at));
+	if (!n)
+		n = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &at));
+	if (!n)
+		n = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name, &at));
+	return n;
+}
+
+/* call_site gives the file and line an inlined_subroutine DIE was called
+ * from: its DW_AT_call_file (an index into its unit's file table) and
+ * DW_AT_call_line. */
+static void call_site(Dwarf_Die *inl, const char **file, int *line)
+{
+	Dwarf_Attribute at;
+	Dwarf_Word idx, ln;
+	Dwarf_Die cu;
+	Dwarf_Files *files;
+	size_t nfiles;
+
+	*file = NULL;
+	*line = 0;
+	if (dwarf_formudata(dwarf_attr(inl, DW_AT_call_line, &at), &ln) == 0)
+		*line = (int)ln;
+	if (dwarf_formudata(dwarf_attr(inl, DW_AT_call_file, &at), &idx) == 0 &&
+	    dwarf_diecu(inl, &cu, NULL, NULL) != NULL &&
+	    dwarf_getsrcfiles(&cu, &files, &nfiles) == 0 && idx < nfiles)
+		*file = dwarf_filesrc(files, idx, NULL, NULL);
+}
+
+/* ---- resolving one PC ---- */
+
+static const char *basename_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	return slash ? slash + 1 : path;
+}
+
+static uint32_t line_of(int line)
+{
+	return line > 0 ? (uint32_t)line : 0;
+}
+
+/* resolve fills f with the full frame list of pc (innermost first) and
+ * returns its length, 1 .. GT_SYM_MAX_INLINE+1. */
+static size_t resolve(struct gt_symbolizer *s, uint64_t pc, bool is_ret,
+		      struct gt_sym_frame *f)
+{
+	char buf[512];
+	uint64_t addr = (is_ret && pc > 0) ? pc - 1 : pc;
+	Dwfl_Module *mod = find_module(s, addr);
+
+	if (!mod) {
+		snprintf(buf, sizeof buf, "0x%llx", (unsigned long long)pc);
+		f[0] = (struct gt_sym_frame){ pc, intern(s, buf), "", 0 };
+		return 1;
+	}
+
+	Dwarf_Addr start = 0;
+	const char *modname = dwfl_module_info(mod, NULL, &start, NULL, NULL, NULL, NULL, NULL);
+	if (!modname)
+		modname = "";
+
+	/* Innermost file:line from the line table, trusted only inside a unit
+	 * that really covers addr: in the gaps (padding, _start, code built
+	 * without -g) libdwfl 0.188 answers the preceding unit and its
+	 * nearest line row. */
+	Dwarf_Addr bias = 0;
+	Dwarf_Die *cu = dwfl_module_addrdie(mod, addr, &bias);
+	if (cu && dwarf_haspc(cu, addr - bias) <= 0)
+		cu = NULL;
+	const char *file = NULL;
+	int line = 0;
+	Dwfl_Line *dl = cu ? dwfl_module_getsrc(mod, addr) : NULL;
+	if (dl)
+		file = dwfl_lineinfo(dl, NULL, &line, NULL, NULL, NULL);
+
+	/* Inlined frames, innermost first, up to the enclosing subprogram;
+	 * each one moves file:line to its call site in the next outer frame.
+	 * pc >= 2^56 cannot carry a depth (and is never user code anyway). */
+	size_t n = 0;
+	const char *dwarf_func = NULL;
+	Dwarf_Die chain[SCOPE_CHAIN_MAX];
+	int nchain = 0;
+	if (cu && pc < (1ULL << GT_SYM_DEPTH_SHIFT))
+		nchain = scope_chain(mod_info_of(mod), cu, addr - bias, chain);
+	for (int i = nchain - 1; i >= 0; i--) {
+		int tag = dwarf_tag(&chain[i]);
+		if (tag == DW_TAG_subprogram) {
+			dwarf_func = die_name(&chain[i]);
+			break;
+		}
+		if (tag != DW_TAG_inlined_subroutine)
+			continue;
+		if (n < GT_SYM_MAX_INLINE) {
+			const char *name = die_name(&chain[i]);
+			f[n++] = (struct gt_sym_frame){ 0, intern_name(s, name ? name : "<inlined>"),
+							intern(s, file), line_of(line) };
+		}
+		call_site(&chain[i], &file, &line);
+	}
+	/* Depth counts from the real function inwards: f[n-1] is depth 1. */
+	for (size_t i = 0; i < n; i++)
+		f[i].pc = pc | ((uint64_t)(n - i) << GT_SYM_DEPTH_SHIFT);
+
+	/* The real function: symbol table first, then DWARF, then module+offset. */
+	const char *name = func_symbol(mod, addr);
+	if (!name || !*name)
+		name = dwarf_func;
+	const char *func;
+	if (name && *name) {
+		func = intern_name(s, name);
+	} else {
+		GElf_Addr elfbias;
+		if (!dwfl_module_getelf(mod, &elfbias))
+			elfbias = start;
+		snprintf(buf, sizeof buf, "%s+0x%llx", basename_of(modname),
+			 (unsigned long long)(pc - elfbias));
+		func = intern(s, buf);
+	}
+	f[n++] = (struct gt_sym_frame){ pc, func, intern(s, file ? file : modname),
+					line_of(line) };
+	return n;
+}
+
+/* ---- the per-PC cache ---- */
+
+static size_t cache_slot(const struct gt_symbolizer *s, uint64_t pc, bool is_ret)
+{
+	size_t mask = s->cache_cap - 1;
+	size_t j = mix64(pc ^ (is_ret ? 0x5bd1e995ULL : 0)) & mask;
+	while (s->cache[j].used && (s->cache[j].pc != pc || s->cache[j].is_ret != is_ret))
+		j = (j + 1) & mask;
+	return j;
+}
+
+static bool cache_grow(struct gt_symbolizer *s)
+{
+	size_t cap = s->cache_cap ? s->cache_cap * 2 : 1024;
+	struct sym_entry *old = s->cache;
+	size_t oldcap = s->cache_cap;
+	struct sym_entry *t = calloc(cap, sizeof *t);
+	if (!t)
+		return false;
+	s->cache = t;
+	s->cache_cap = cap;
+	for (size_t i = 0; i < oldcap; i++)
+		if (old[i].used)
+			s->cache[cache_slot(s, old[i].pc, old[i].is_ret)] = old[i];
+	free(old);
+	return true;
+}
+
+/* cache_put stores a resolved frame list; on failure the PC is simply
+ * resolved again next time. */
+static void cache_put(struct gt_symbolizer *s, uint64_t pc, bool is_ret,
+		      const struct gt_sym_frame *f, size_t n)
+{
+	if (s->frames_len + n > UINT32_MAX)
+		return;
+	if (s->frames_len + n > s->frames_cap) {
+		size_t cap = s->frames_cap ? s->frames_cap * 2 : 4096;
+		while (cap < s->frames_len + n)
+			cap *= 2;
+		struct gt_sym_frame *t = realloc(s->frames, cap * sizeof *t);
+		if (!t)
+			return;
+		s->frames = t;
+		s->frames_cap = cap;
+	}
+	if ((s->cache_len + 1) * 2 > s->cache_cap && !cache_grow(s))
+		return;
+	size_t j = cache_slot(s, pc, is_ret);
+	s->cache[j] = (struct sym_entry){ pc, (uint32_t)s->frames_len, (uint16_t)n, is_ret, 1 };
+	memcpy(s->frames + s->frames_len, f, n * sizeof *f);
+	s->frames_len += n;
+	s->cache_len++;
+}
+
+/* ---- API ---- */
+
+struct gt_symbolizer *gt_sym_open(void)
+{
+	struct gt_symbolizer *s = calloc(1, sizeof *s);
+	if (!s)
+		return NULL;
+	s->callbacks.find_elf = dwfl_linux_proc_find_elf;
+	s->callbacks.find_debuginfo = dwfl_standard_find_debuginfo;
+	s->callbacks.debuginfo_path = NULL; /* default: .debug and /usr/lib/debug */
+	s->dwfl = dwfl_begin(&s->callbacks);
+	if (s->dwfl)
+		report(s);
+	else
+		s->demangle = find_demangler(&s->demangle_pin);
+	return s;
+}
+
+size_t gt_sym_lookup(struct gt_symbolizer *s, uint64_t pc, bool is_return_address,
+		     struct gt_sym_frame *out, size_t max)
+{
+	if (max == 0)
+		return 0;
+	if (s->cache_cap) {
+		const struct sym_entry *e = &s->cache[cache_slot(s, pc, is_return_address)];
+		if (e->used) {
+			size_t n = e->n < max ? e->n : max;
+			memcpy(out, s->frames + e->first, n * sizeof *out);
+			return n;
+		}
+	}
+	struct gt_sym_frame f[GT_SYM_MAX_INLINE + 1];
+	size_t n = resolve(s, pc, is_return_address, f);
+	cache_put(s, pc, is_return_address, f, n);
+	if (n > max)
+		n = max;
+	memcpy(out, f, n * sizeof *out);
+	return n;
+}
+
+void gt_sym_close(struct gt_symbolizer *s)
+{
+	if (!s)
+		return;
+	if (s->dwfl) {
+		dwfl_getmodules(s->dwfl, mod_info_free_cb, NULL, 0);
+		dwfl_end(s->dwfl);
+	}
+	for (size_t i = 0; i < s->strs_cap; i++)
+		free(s->strs[i].str);
+	free(s->strs);
+	free(s->cache);
+	free(s->frames);
+	if (s->demangle_pin)
+		dlclose(s->demangle_pin);
+	free(s);
+}

@@ -1,0 +1,103 @@
+/* symbols.h — turns captured PCs into (func, file, line) frames for the stack table.
+ *
+ * Backed by libdwfl over the current process's own modules. The real
+ * function's name comes from the ELF symbol tables (.symtab, else .dynsym,
+ * including separate debuginfo that dwfl's standard callbacks find under
+ * /usr/lib/debug), else from DWARF; it keeps GCC clone suffixes such as
+ * ".isra.0" or ".cold". Inlined frames are named from DWARF (linkage name,
+ * else plain name). C++ names are demangled when the process has
+ * __cxa_demangle. file:line and the inlined calls come from DWARF when it
+ * exists, and agree with `eu-addr2line -i` / `llvm-symbolizer --inlining`.
+ *
+ * Single-threaded: only the flusher thread symbolizes, so a symbolizer has no
+ * lock. Calling it from two threads at once corrupts its caches. It uses
+ * malloc, file I/O, dl_iterate_phdr and dlopen(RTLD_NOLOAD) freely, so the
+ * calling thread must be one the tracer does not trace, and must not hold a
+ * lock that a thread inside dlopen (holding the loader lock) may wait for.
+ *
+ * Debuginfo is found the standard libdwfl way (build-id and .gnu_debuglink
+ * under /usr/lib/debug). If the traced program's environment sets
+ * DEBUGINFOD_URLS, libdw may also download debuginfo from there, which can
+ * stall the first lookup in each module.
+ *
+ * Synthetic PCs. The Go trace reader keeps one (func, file, line) per PC per
+ * generation, so every frame needs its own PC:
+ *   - the outermost (real, non-inlined) function of a PC keeps the PC exactly
+ *     as given to gt_sym_lookup (for return addresses that is the return
+ *     address itself, an identity rather than the call site);
+ *   - the inlined frame at depth d (d = 1 is the call inlined directly into
+ *     the real function, d = 2 the one inlined into that, ...) gets
+ *     pc | (d << GT_SYM_DEPTH_SHIFT).
+ * User-space addresses are below 2^56 (even with 5-level paging), so a
+ * synthetic PC never equals a real one, two (pc, d) pairs never share a
+ * synthetic PC, and the same PC always yields the same synthetic PCs.
+ * PCs at or above 2^56 (kernel or garbage) are never expanded. */
+#ifndef GT_SYMBOLS_H
+#define GT_SYMBOLS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define GT_SYM_DEPTH_SHIFT 56
+/* At most this many inlined frames are expanded above the real function;
+ * deeper (outer) inline levels are folded into the real function's frame. */
+#define GT_SYM_MAX_INLINE 255
+
+/* One frame of a symbolized PC. func and file are never NULL and are owned
+ * by the symbolizer. Without DWARF for the PC, file is the module's path and
+ * line is 0. */
+struct gt_sym_frame {
+	uint64_t pc;
+	const char *func;
+	const char *file;
+	uint32_t line;
+};
+
+struct gt_symbolizer;
+
+/* gt_sym_open creates a symbolizer for the current process and reports its
+ * loaded modules. Returns NULL only when memory runs out; if libdwfl cannot
+ * be set up, lookups still work and give "0x<hex>" names. */
+struct gt_symbolizer *gt_sym_open(void);
+
+/* gt_sym_lookup writes the frames for one captured PC to out, innermost
+ * first (inlined frames expanded, the real function last), at most max of
+ * them, and returns how many it wrote: always >= 1 when max >= 1, 0 when
+ * max == 0. With too little room the outer frames are dropped; the PCs of
+ * the frames that remain do not depend on max.
+ *
+ * is_return_address: pc came from unwinding, so the call instruction is
+ * looked up at pc-1; false for exact addresses such as a thread's start
+ * routine or a signal-interrupted PC.
+ *
+ * Unknown names: "<module basename>+0x<offset>" (offset from the module's
+ * load bias, as objdump/addr2line count it; file is the module path), or
+ * "0x<hex pc>" with file "" when no module covers the PC. Any PC is safe,
+ * including 0 and kernel addresses.
+ *
+ * Modules: an uncached lookup first asks the loader (one dl_iterate_phdr
+ * step) whether anything was dlopen'ed or dlclose'd since the modules were
+ * last read, and if so re-reads /proc/self/maps, so modules loaded after
+ * gt_sym_open are found. Results are cached per (pc, is_return_address): a
+ * PC resolves to whatever was mapped there at its first lookup, and cached
+ * lookups never touch the loader. The cache grows with the number of
+ * distinct PCs and strings seen; libdw's own memory grows with the debug
+ * info it has had to read (tens of MiB once all of libc's is touched). All
+ * of it is released by gt_sym_close. An uncached lookup uses about 25 KiB
+ * of the caller's stack. */
+size_t gt_sym_lookup(struct gt_symbolizer *s, uint64_t pc, bool is_return_address,
+		     struct gt_sym_frame *out, size_t max);
+
+/* gt_sym_close frees the symbolizer and every string it handed out. */
+void gt_sym_close(struct gt_symbolizer *s);
+
+/* gt_sym_demangle returns a malloc'd demangled form of a C++ mangled name
+ * ("_Z..."), or NULL when name is not mangled, cannot be demangled, or the
+ * process has no __cxa_demangle (libstdc++ is looked up at run time, never
+ * linked or loaded). The caller frees the result. A symbolizer looks the
+ * demangler up when it opens and again whenever it re-reads the modules, and
+ * keeps a dlopen reference on libstdc++ from then until gt_sym_close. */
+char *gt_sym_demangle(const char *name);
+
+#endif

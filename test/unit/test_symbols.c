@@ -1,0 +1,332 @@
+/* test_symbols.c — the symbolizer against this very binary, libc, and dlopen'ed libraries. */
+#include <criterion/criterion.h>
+#include <dlfcn.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/symbols.h"
+
+/* The probes below are global (not static) and take no arguments so that
+ * GCC keeps their names instead of making .constprop/.isra clones. The empty
+ * asm after each call keeps the call from becoming a tail jump, so the
+ * return address lies in the caller, on the call's line. */
+
+__attribute__((noinline)) uint64_t sym_test_get_ra(void)
+{
+	return (uint64_t)(uintptr_t)__builtin_return_address(0);
+}
+
+static int plain_line;
+
+__attribute__((noinline)) uint64_t sym_test_plain(void)
+{
+	plain_line = __LINE__ + 1;
+	uint64_t ra = sym_test_get_ra();
+	__asm__ volatile("" ::: "memory");
+	return ra;
+}
+
+static int inner_line, outer_line;
+
+static inline __attribute__((always_inline)) uint64_t sym_test_inlined(void)
+{
+	inner_line = __LINE__ + 1;
+	uint64_t ra = sym_test_get_ra();
+	__asm__ volatile("" ::: "memory");
+	return ra;
+}
+
+__attribute__((noinline)) uint64_t sym_test_outer(void)
+{
+	outer_line = __LINE__ + 1;
+	uint64_t ra = sym_test_inlined();
+	__asm__ volatile("" ::: "memory");
+	return ra;
+}
+
+static int deep_lines[3];
+
+static inline __attribute__((always_inline)) uint64_t sym_test_deep2(void)
+{
+	deep_lines[0] = __LINE__ + 1;
+	uint64_t ra = sym_test_get_ra();
+	__asm__ volatile("" ::: "memory");
+	return ra;
+}
+
+static inline __attribute__((always_inline)) uint64_t sym_test_deep1(void)
+{
+	deep_lines[1] = __LINE__ + 1;
+	uint64_t ra = sym_test_deep2();
+	__asm__ volatile("" ::: "memory");
+	return ra;
+}
+
+__attribute__((noinline)) uint64_t sym_test_deep0(void)
+{
+	deep_lines[2] = __LINE__ + 1;
+	uint64_t ra = sym_test_deep1();
+	__asm__ volatile("" ::: "memory");
+	return ra;
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+	return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+/* looks_unknown: the "0x<hex>" or "<module>+0x<hex>" fallback names. */
+static bool looks_unknown(const char *func)
+{
+	return strncmp(func, "0x", 2) == 0 || strstr(func, "+0x") != NULL;
+}
+
+Test(symbols, noinline_function_name_file_line)
+{
+	uint64_t ra = sym_test_plain();
+	struct gt_symbolizer *s = gt_sym_open();
+	cr_assert(s);
+	struct gt_sym_frame f[8];
+	size_t n = gt_sym_lookup(s, ra, true, f, 8);
+	cr_assert_eq(n, 1);
+	cr_expect_eq(f[0].pc, ra);
+	cr_expect_str_eq(f[0].func, "sym_test_plain");
+	cr_expect(ends_with(f[0].file, "test_symbols.c"), "file %s", f[0].file);
+	cr_expect_eq(f[0].line, (uint32_t)plain_line);
+	gt_sym_close(s);
+}
+
+Test(symbols, exact_address_is_the_function)
+{
+	struct gt_symbolizer *s = gt_sym_open();
+	struct gt_sym_frame f[8];
+	uint64_t pc = (uint64_t)(uintptr_t)&sym_test_plain;
+	size_t n = gt_sym_lookup(s, pc, false, f, 8);
+	cr_assert_eq(n, 1);
+	cr_expect_eq(f[0].pc, pc);
+	cr_expect_str_eq(f[0].func, "sym_test_plain");
+	cr_expect(ends_with(f[0].file, "test_symbols.c"), "file %s", f[0].file);
+	gt_sym_close(s);
+}
+
+Test(symbols, inlined_frames_are_expanded)
+{
+	uint64_t ra = sym_test_outer();
+	struct gt_symbolizer *s = gt_sym_open();
+	struct gt_sym_frame f[8];
+	size_t n = gt_sym_lookup(s, ra, true, f, 8);
+	cr_assert_eq(n, 2);
+	cr_expect_str_eq(f[0].func, "sym_test_inlined");
+	cr_expect(ends_with(f[0].file, "test_symbols.c"), "file %s", f[0].file);
+	cr_expect_eq(f[0].line, (uint32_t)inner_line);
+	cr_expect_str_eq(f[1].func, "sym_test_outer");
+	cr_expect(ends_with(f[1].file, "test_symbols.c"), "file %s", f[1].file);
+	cr_expect_eq(f[1].line, (uint32_t)outer_line);
+	/* The real function keeps the PC; the inlined one gets depth 1. */
+	cr_expect_eq(f[1].pc, ra);
+	cr_expect_eq(f[0].pc, ra | (1ULL << GT_SYM_DEPTH_SHIFT));
+	cr_expect_neq(f[0].pc, f[1].pc);
+
+	/* Too little room drops outer frames; the PCs do not change. */
+	struct gt_sym_frame one;
+	cr_assert_eq(gt_sym_lookup(s, ra, true, &one, 1), 1);
+	cr_expect_eq(one.pc, f[0].pc);
+	cr_expect_eq(one.func, f[0].func);
+	cr_expect_eq(gt_sym_lookup(s, ra, true, &one, 0), 0);
+	gt_sym_close(s);
+}
+
+Test(symbols, nested_inlines_are_all_expanded)
+{
+	/* Two inline levels: dwarf_getscopes alone would lose the middle one. */
+	uint64_t ra = sym_test_deep0();
+	struct gt_symbolizer *s = gt_sym_open();
+	struct gt_sym_frame f[8];
+	size_t n = gt_sym_lookup(s, ra, true, f, 8);
+	cr_assert_eq(n, 3);
+	const char *names[3] = { "sym_test_deep2", "sym_test_deep1", "sym_test_deep0" };
+	for (size_t i = 0; i < 3; i++) {
+		cr_expect_str_eq(f[i].func, names[i]);
+		cr_expect_eq(f[i].line, (uint32_t)deep_lines[i], "frame %zu", i);
+		cr_expect_eq(f[i].pc, ra | ((uint64_t)(2 - i) << GT_SYM_DEPTH_SHIFT), "frame %zu", i);
+	}
+	gt_sym_close(s);
+}
+
+Test(symbols, libc_function_by_dlsym)
+{
+	void *p = dlsym(RTLD_DEFAULT, "getpid");
+	cr_assert(p);
+	struct gt_symbolizer *s = gt_sym_open();
+	struct gt_sym_frame f[8];
+	size_t n = gt_sym_lookup(s, (uint64_t)(uintptr_t)p, false, f, 8);
+	cr_assert_geq(n, 1);
+	/* glibc's getpid is a weak alias of __getpid: the public name wins. */
+	cr_expect_str_eq(f[n - 1].func, "getpid");
+	gt_sym_close(s);
+}
+
+/* Libraries this binary does not link, with one function of each. */
+static const char *const late_libs[][2] = {
+	{ "libexpat.so.1", "XML_ExpatVersion" }, { "libuuid.so.1", "uuid_generate" },
+	{ "libcap.so.2", "cap_init" },           { "libacl.so.1", "acl_init" },
+	{ "libcrypt.so.1", "crypt_r" },          { "liblz4.so.1", "LZ4_versionNumber" },
+};
+
+/* load_fresh dlopens the first library from late_libs[from..] that is not
+ * loaded yet, sets *fn to its function, and returns its index (or -1). */
+static int load_fresh(int from, void **handle, void **fn)
+{
+	for (int i = from; i < (int)(sizeof late_libs / sizeof *late_libs); i++) {
+		if (dlopen(late_libs[i][0], RTLD_NOW | RTLD_NOLOAD))
+			continue; /* already loaded: would not test anything */
+		*handle = dlopen(late_libs[i][0], RTLD_NOW | RTLD_LOCAL);
+		if (!*handle)
+			continue;
+		*fn = dlsym(*handle, late_libs[i][1]);
+		if (*fn)
+			return i;
+		dlclose(*handle);
+	}
+	return -1;
+}
+
+Test(symbols, module_loaded_after_open)
+{
+	struct gt_symbolizer *s = gt_sym_open();
+	struct gt_sym_frame f[8];
+	/* Warm up with a PC in no module. */
+	cr_assert_geq(gt_sym_lookup(s, 16, false, f, 8), 1);
+
+	void *h, *fn;
+	int i = load_fresh(0, &h, &fn);
+	if (i < 0)
+		cr_skip_test("no library left to dlopen");
+	size_t n = gt_sym_lookup(s, (uint64_t)(uintptr_t)fn, false, f, 8);
+	cr_assert_geq(n, 1);
+	cr_expect_str_eq(f[n - 1].func, late_libs[i][1]);
+	gt_sym_close(s);
+}
+
+Test(symbols, module_unloaded_then_another_loaded)
+{
+	struct gt_symbolizer *s = gt_sym_open();
+	struct gt_sym_frame f[8];
+	void *h1, *fn1, *h2, *fn2;
+	int i = load_fresh(0, &h1, &fn1);
+	if (i < 0)
+		cr_skip_test("no library left to dlopen");
+	size_t n = gt_sym_lookup(s, (uint64_t)(uintptr_t)fn1, false, f, 8);
+	cr_assert_geq(n, 1);
+	const char *name1 = f[n - 1].func;
+	cr_expect_str_eq(name1, late_libs[i][1]);
+
+	/* The re-read drops the first module and its indexes; the strings
+	 * handed out for it stay valid. */
+	dlclose(h1);
+	int j = load_fresh(i + 1, &h2, &fn2);
+	if (j < 0)
+		cr_skip_test("no second library left to dlopen");
+	n = gt_sym_lookup(s, (uint64_t)(uintptr_t)fn2, false, f, 8);
+	cr_assert_geq(n, 1);
+	cr_expect_str_eq(f[n - 1].func, late_libs[j][1]);
+	cr_expect_str_eq(name1, late_libs[i][1]);
+	gt_sym_close(s);
+}
+
+Test(symbols, garbage_pcs_are_safe)
+{
+	int on_stack = 0;
+	void *on_heap = malloc(64);
+	const uint64_t pcs[] = {
+		0, 1, 2, 4096, 0x7fffffffe000ULL, 0x00007f0000000000ULL,
+		0xffffffffff600000ULL, 0xffffffff81000000ULL, 0xffff800000000000ULL,
+		UINT64_MAX, (uint64_t)(uintptr_t)&on_stack, (uint64_t)(uintptr_t)on_heap,
+		(uint64_t)1 << 56, ((uint64_t)1 << 56) | 0x401000,
+	};
+	struct gt_symbolizer *s = gt_sym_open();
+	for (size_t i = 0; i < sizeof pcs / sizeof *pcs; i++) {
+		for (int ret = 0; ret < 2; ret++) {
+			struct gt_sym_frame f[8];
+			size_t n = gt_sym_lookup(s, pcs[i], ret, f, 8);
+			cr_assert_geq(n, 1, "pc %#llx", (unsigned long long)pcs[i]);
+			cr_expect_eq(f[n - 1].pc, pcs[i]);
+			cr_expect(f[0].func && f[0].file, "pc %#llx", (unsigned long long)pcs[i]);
+			cr_expect(looks_unknown(f[0].func), "pc %#llx: %s",
+				  (unsigned long long)pcs[i], f[0].func);
+		}
+	}
+	free(on_heap);
+	gt_sym_close(s);
+}
+
+Test(symbols, same_pc_gives_identical_frames)
+{
+	uint64_t pcs[] = { sym_test_outer(), sym_test_plain(), 12345 };
+	struct gt_symbolizer *s = gt_sym_open();
+	for (size_t i = 0; i < 3; i++) {
+		struct gt_sym_frame a[8], b[8];
+		size_t na = gt_sym_lookup(s, pcs[i], true, a, 8);
+		size_t nb = gt_sym_lookup(s, pcs[i], true, b, 8);
+		cr_assert_eq(na, nb);
+		for (size_t k = 0; k < na; k++) {
+			cr_expect_eq(a[k].pc, b[k].pc);
+			cr_expect_eq(a[k].func, b[k].func); /* the same cached string */
+			cr_expect_eq(a[k].file, b[k].file);
+			cr_expect_eq(a[k].line, b[k].line);
+		}
+	}
+	gt_sym_close(s);
+}
+
+Test(symbols, many_pcs_fill_the_cache)
+{
+	/* Forces several cache and string-table grows; each PC must still give
+	 * back what it gave the first time. */
+	struct gt_symbolizer *s = gt_sym_open();
+	uint64_t base = (uint64_t)(uintptr_t)&sym_test_plain;
+	static const char *first[5000];
+	for (int i = 0; i < 5000; i++) {
+		struct gt_sym_frame f;
+		cr_assert_eq(gt_sym_lookup(s, 0x100000 + (uint64_t)i * 8, false, &f, 1), 1);
+		first[i] = f.func;
+	}
+	for (int i = 0; i < 5000; i++) {
+		struct gt_sym_frame f;
+		gt_sym_lookup(s, 0x100000 + (uint64_t)i * 8, false, &f, 1);
+		cr_assert_eq(f.func, first[i]);
+	}
+	struct gt_sym_frame f;
+	gt_sym_lookup(s, base, false, &f, 1);
+	cr_expect_str_eq(f.func, "sym_test_plain");
+	gt_sym_close(s);
+}
+
+Test(symbols, cxx_names_are_demangled)
+{
+	cr_expect_null(gt_sym_demangle("main"));
+	cr_expect_null(gt_sym_demangle(""));
+	/* Opened first and libstdc++ loaded RTLD_LOCAL afterwards: the
+	 * re-report must find the demangler outside the global scope. */
+	struct gt_symbolizer *s = gt_sym_open();
+	void *h = dlopen("libstdc++.so.6", RTLD_NOW | RTLD_LOCAL);
+	if (!h || !dlsym(h, "__cxa_demangle"))
+		cr_skip_test("no libstdc++.so.6 to load");
+
+	char *d = gt_sym_demangle("_ZN3foo3barEi");
+	cr_assert(d);
+	cr_expect_str_eq(d, "foo::bar(int)");
+	free(d);
+	cr_expect_null(gt_sym_demangle("_Znot a mangled name"));
+
+	/* End to end: a libstdc++ function comes back demangled. */
+	void *fn = dlsym(h, "_ZNSt9exceptionD2Ev");
+	cr_assert(fn);
+	struct gt_sym_frame f[8];
+	size_t n = gt_sym_lookup(s, (uint64_t)(uintptr_t)fn, false, f, 8);
+	cr_assert_geq(n, 1);
+	cr_expect(strstr(f[n - 1].func, "exception::~exception") != NULL, "func %s", f[n - 1].func);
+	gt_sym_close(s);
+}
