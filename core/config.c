@@ -1,0 +1,348 @@
+/* config.c — parses and validates the GOTRACE_* options from one descriptor table.
+ *
+ * Everything here is plain string work on the caller's memory (no snprintf,
+ * no locale, no malloc), so the library can run it in its constructor. */
+#include "core/config.h"
+
+#include <string.h>
+
+/* ---- small string builder that never overflows ---- */
+
+struct line {
+	char *buf;
+	size_t len, cap; /* cap includes the NUL; buf holds "" to start with */
+	bool cut;        /* a character did not fit */
+};
+
+static void line_putc(struct line *l, char ch)
+{
+	if (l->len + 1 < l->cap) {
+		l->buf[l->len++] = ch;
+		l->buf[l->len] = '\0';
+	} else {
+		l->cut = true;
+	}
+}
+
+static void line_puts(struct line *l, const char *s)
+{
+	while (*s)
+		line_putc(l, *s++);
+}
+
+/* ---- parsers: each returns 0, or -1 and leaves c untouched ---- */
+
+/* parse_uint reads a plain decimal number (digits only) no larger than max. */
+static int parse_uint(const char *s, uint64_t max, uint64_t *out)
+{
+	uint64_t v = 0;
+	if (*s == '\0')
+		return -1;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return -1;
+		v = v * 10 + (uint64_t)(*s - '0');
+		if (v > max)
+			return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+static int parse_out(struct gt_config *c, const char *s)
+{
+	size_t n = strlen(s);
+	if (n == 0 || n >= sizeof c->out)
+		return -1;
+	for (const char *p = s; *p; p++) {
+		if (*p != '%')
+			continue;
+		if (p[1] != 'p' && p[1] != '%')
+			return -1;
+		p++;
+	}
+	memcpy(c->out, s, n + 1);
+	return 0;
+}
+
+static int parse_stacks(struct gt_config *c, const char *s)
+{
+	uint64_t v;
+	if (parse_uint(s, GT_CONFIG_STACKS_MAX, &v) < 0)
+		return -1;
+	c->stacks = (uint32_t)v;
+	return 0;
+}
+
+/* unit_ns maps a duration unit spelled like Go's time.ParseDuration to ns. */
+static uint64_t unit_ns(const char *u, size_t n)
+{
+	static const struct {
+		const char *name;
+		uint64_t ns;
+	} units[] = {
+		{ "ns", 1 },
+		{ "us", 1000 },
+		{ "\xc2\xb5s", 1000 }, /* U+00B5 micro sign */
+		{ "\xce\xbcs", 1000 }, /* U+03BC Greek mu */
+		{ "ms", 1000000 },
+		{ "s", 1000000000ull },
+		{ "m", 60000000000ull },
+		{ "h", 3600000000000ull },
+	};
+	for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+		if (strlen(units[i].name) == n && memcmp(units[i].name, u, n) == 0)
+			return units[i].ns;
+	return 0;
+}
+
+/* parse_decimal reads "12", "12.5", ".5" or "12." at *sp and advances it.
+ * The fraction keeps up to 18 digits; more are read and ignored. */
+static int parse_decimal(const char **sp, uint64_t *whole, uint64_t *frac, uint64_t *scale)
+{
+	const char *s = *sp;
+	int digits = 0;
+	*whole = 0;
+	*frac = 0;
+	*scale = 1;
+	for (; *s >= '0' && *s <= '9'; s++, digits++) {
+		if (*whole > (UINT64_MAX - 9) / 10)
+			return -1;
+		*whole = *whole * 10 + (uint64_t)(*s - '0');
+	}
+	if (*s == '.') {
+		for (s++; *s >= '0' && *s <= '9'; s++, digits++) {
+			if (*scale < 1000000000000000000ull) {
+				*frac = *frac * 10 + (uint64_t)(*s - '0');
+				*scale *= 10;
+			}
+		}
+	}
+	if (digits == 0)
+		return -1;
+	*sp = s;
+	return 0;
+}
+
+/* parse_period accepts Go durations ("1s", "250ms", "1m30s", "1.5s") and a
+ * plain number of seconds ("2", "0.5"), between the minimum and the maximum. */
+static int parse_period(struct gt_config *c, const char *s)
+{
+	const uint64_t cap = GT_CONFIG_PERIOD_MAX_NS;
+	uint64_t total = 0;
+	int terms = 0;
+
+	if (*s == '\0')
+		return -1;
+	while (*s) {
+		uint64_t whole, frac, scale, unit;
+		if (parse_decimal(&s, &whole, &frac, &scale) < 0)
+			return -1;
+		const char *u = s;
+		while (*s && *s != '.' && (*s < '0' || *s > '9'))
+			s++;
+		if (s == u) {
+			/* A bare number is seconds, but only as the whole value. */
+			if (terms > 0 || *s != '\0')
+				return -1;
+			unit = 1000000000ull;
+		} else if ((unit = unit_ns(u, (size_t)(s - u))) == 0) {
+			return -1;
+		}
+		if (whole > cap / unit)
+			return -1;
+		uint64_t term = whole * unit;
+		/* frac/scale < 1, so this part is below one unit (≤ 1h in ns). */
+		term += (uint64_t)((long double)frac * (long double)unit / (long double)scale + 0.5L);
+		total += term;
+		if (total > cap)
+			return -1;
+		terms++;
+	}
+	if (total < GT_CONFIG_PERIOD_MIN_NS)
+		return -1;
+	c->period_ns = total;
+	return 0;
+}
+
+static int parse_format(struct gt_config *c, const char *s)
+{
+	if (strcmp(s, "23") == 0)
+		c->format = 23;
+	else if (strcmp(s, "26") == 0)
+		c->format = 26;
+	else
+		return -1;
+	return 0;
+}
+
+static int parse_malloc(struct gt_config *c, const char *s)
+{
+	if (strcmp(s, "1") == 0)
+		c->malloc_events = true;
+	else if (strcmp(s, "0") == 0)
+		c->malloc_events = false;
+	else
+		return -1;
+	return 0;
+}
+
+const struct gt_option_desc gt_config_options[GT_OPT_COUNT] = {
+	[GT_OPT_OUT] = {
+		.name = "GOTRACE_OUT",
+		.def = "gotrace.%p.trace",
+		.help = "output file; %p becomes the process id, %% a literal %",
+		.expect = "a path of at most 4095 bytes where % is followed only by p or %",
+		.parse = parse_out,
+	},
+	[GT_OPT_STACKS] = {
+		.name = "GOTRACE_STACKS",
+		.def = "32",
+		.help = "max frames per captured stack; 0 = no stacks",
+		.expect = "a number from 0 to 128",
+		.parse = parse_stacks,
+	},
+	[GT_OPT_PERIOD] = {
+		.name = "GOTRACE_PERIOD",
+		.def = "1s",
+		.help = "generation length: 250ms, 2s, 1m, or plain seconds (0.5)",
+		.expect = "a duration from 1ms to 1h such as 250ms, 2s or 0.5",
+		.parse = parse_period,
+	},
+	[GT_OPT_FORMAT] = {
+		.name = "GOTRACE_FORMAT",
+		.def = "23",
+		.help = "trace version: 23 (read by Go >= 1.23) or 26 (Go >= 1.26)",
+		.expect = "23 or 26",
+		.parse = parse_format,
+	},
+	[GT_OPT_MALLOC] = {
+		.name = "GOTRACE_MALLOC",
+		.def = "1",
+		.help = "heap events for malloc/free and friends: 1 on, 0 off",
+		.expect = "0 or 1",
+		.parse = parse_malloc,
+	},
+};
+
+void gt_config_defaults(struct gt_config *c)
+{
+	memset(c, 0, sizeof *c);
+	for (int i = 0; i < GT_OPT_COUNT; i++) {
+		/* The defaults are valid by construction; the unit tests check it. */
+		(void)gt_config_options[i].parse(c, gt_config_options[i].def);
+	}
+}
+
+int gt_config_set(struct gt_config *c, enum gt_opt opt, const char *value)
+{
+	if ((unsigned)opt >= GT_OPT_COUNT || value == NULL)
+		return -1;
+	return gt_config_options[opt].parse(c, value);
+}
+
+int gt_config_load(struct gt_config *c, gt_config_lookup_fn lookup,
+		   gt_config_warn_fn warn, void *warn_arg)
+{
+	int bad = 0;
+	gt_config_defaults(c);
+	for (int i = 0; i < GT_OPT_COUNT; i++) {
+		const struct gt_option_desc *d = &gt_config_options[i];
+		const char *v = lookup(d->name);
+		if (v == NULL || *v == '\0')
+			continue;
+		if (d->parse(c, v) == 0)
+			continue;
+		bad++;
+		if (warn == NULL)
+			continue;
+		/* At most 9 + 14 + 1 + 71 + 8 + 70 + 8 + 16 + 1 bytes: it fits. */
+		char buf[GT_CONFIG_LINE_MAX], q[96];
+		struct line l = { buf, 0, sizeof buf, false };
+		buf[0] = '\0';
+		gt_config_quote(v, q, sizeof q);
+		line_puts(&l, "gotrace: ");
+		line_puts(&l, d->name);
+		line_putc(&l, '=');
+		line_puts(&l, q);
+		line_puts(&l, " is not ");
+		line_puts(&l, d->expect);
+		line_puts(&l, "; using ");
+		line_puts(&l, d->def);
+		line_putc(&l, '\n');
+		warn(buf, warn_arg);
+	}
+	return bad;
+}
+
+int gt_config_expand_out(const char *pattern, pid_t pid, char *buf, size_t buflen)
+{
+	struct line l = { buf, 0, buflen, false };
+	char num[24];
+	size_t nd = 0;
+	unsigned long long v = pid < 0 ? 0 : (unsigned long long)pid;
+
+	if (buflen == 0)
+		return -1;
+	buf[0] = '\0';
+	do
+		num[nd++] = (char)('0' + v % 10);
+	while ((v /= 10) != 0);
+
+	for (const char *p = pattern; *p; p++) {
+		if (*p != '%') {
+			line_putc(&l, *p);
+		} else if (p[1] == '%') {
+			line_putc(&l, '%');
+			p++;
+		} else if (p[1] == 'p') {
+			for (size_t i = nd; i > 0; i--)
+				line_putc(&l, num[i - 1]);
+			p++;
+		} else {
+			l.cut = true; /* not a pattern gt_config_set would accept */
+		}
+		if (l.cut) {
+			buf[0] = '\0';
+			return -1;
+		}
+	}
+	return 0;
+}
+
+size_t gt_config_quote(const char *value, char *buf, size_t len)
+{
+	static const char hex[] = "0123456789abcdef";
+	const size_t max_out = 64; /* characters between the quotes */
+	struct line l = { buf, 0, len, false };
+	size_t out = 0;
+
+	if (len == 0)
+		return 0;
+	buf[0] = '\0';
+	line_putc(&l, '"');
+	for (const unsigned char *p = (const unsigned char *)value; *p; p++) {
+		char esc[5];
+		size_t n = 0;
+		if (*p == '"' || *p == '\\') {
+			esc[n++] = '\\';
+			esc[n++] = (char)*p;
+		} else if (*p < 0x20 || *p == 0x7f) {
+			esc[n++] = '\\';
+			esc[n++] = 'x';
+			esc[n++] = hex[*p >> 4];
+			esc[n++] = hex[*p & 15];
+		} else {
+			esc[n++] = (char)*p; /* UTF-8 passes through */
+		}
+		if (out + n > max_out) {
+			line_puts(&l, "...");
+			break;
+		}
+		for (size_t i = 0; i < n; i++)
+			line_putc(&l, esc[i]);
+		out += n;
+	}
+	line_putc(&l, '"');
+	return l.len;
+}

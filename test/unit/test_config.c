@@ -1,0 +1,290 @@
+/* test_config.c — GOTRACE_* option parsing: defaults, valid and invalid forms, %p expansion. */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "core/config.h"
+
+/* A fake environment: up to 8 NAME=VALUE pairs set by each test (each
+ * Criterion test runs in its own process, so statics are per test). */
+static const char *env_names[8], *env_values[8];
+static int env_count;
+
+static void env_set(const char *name, const char *value)
+{
+	env_names[env_count] = name;
+	env_values[env_count] = value;
+	env_count++;
+}
+
+static char *env_lookup(const char *name)
+{
+	for (int i = 0; i < env_count; i++)
+		if (strcmp(env_names[i], name) == 0)
+			return (char *)env_values[i];
+	return NULL;
+}
+
+static int warn_count;
+static char warn_last[GT_CONFIG_LINE_MAX];
+
+static void warn_record(const char *line, void *arg)
+{
+	int *calls = arg;
+	(*calls)++;
+	warn_count++;
+	strncpy(warn_last, line, sizeof warn_last - 1);
+}
+
+/* load_one loads a config with one variable set and returns the warnings. */
+static int load_one(struct gt_config *c, const char *name, const char *value)
+{
+	int calls = 0;
+	env_count = 0;
+	warn_count = 0;
+	warn_last[0] = '\0';
+	if (name)
+		env_set(name, value);
+	int bad = gt_config_load(c, env_lookup, warn_record, &calls);
+	cr_assert_eq(bad, calls, "return value %d vs %d warn calls", bad, calls);
+	return calls;
+}
+
+static void assert_defaults(const struct gt_config *c)
+{
+	cr_assert_str_eq(c->out, "gotrace.%p.trace");
+	cr_assert_eq(c->stacks, 32);
+	cr_assert_eq(c->period_ns, 1000000000ull);
+	cr_assert_eq(c->format, 23);
+	cr_assert_eq(c->malloc_events, true);
+}
+
+Test(config, defaults)
+{
+	struct gt_config c;
+	gt_config_defaults(&c);
+	assert_defaults(&c);
+	cr_assert_eq(load_one(&c, NULL, NULL), 0);
+	assert_defaults(&c);
+}
+
+Test(config, table_describes_every_option)
+{
+	struct gt_config c;
+	for (int i = 0; i < GT_OPT_COUNT; i++) {
+		const struct gt_option_desc *d = &gt_config_options[i];
+		cr_assert_not_null(d->name, "option %d", i);
+		cr_assert_eq(strncmp(d->name, "GOTRACE_", 8), 0, "%s", d->name);
+		cr_assert_not_null(d->help, "%s", d->name);
+		cr_assert_not_null(d->expect, "%s", d->name);
+		cr_assert_eq(gt_config_set(&c, (enum gt_opt)i, d->def), 0,
+			     "default of %s does not parse", d->name);
+	}
+}
+
+Test(config, empty_value_is_unset)
+{
+	struct gt_config c;
+	for (int i = 0; i < GT_OPT_COUNT; i++) {
+		cr_assert_eq(load_one(&c, gt_config_options[i].name, ""), 0);
+		assert_defaults(&c);
+	}
+}
+
+Test(config, out_valid)
+{
+	struct gt_config c;
+	const char *ok[] = { "app.trace", "/tmp/x.%p.trace", "100%%.trace", "%p", "a b/%p-%p" };
+	for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+		cr_assert_eq(load_one(&c, "GOTRACE_OUT", ok[i]), 0, "%s", ok[i]);
+		cr_assert_str_eq(c.out, ok[i]);
+	}
+}
+
+Test(config, stacks_valid)
+{
+	struct gt_config c;
+	cr_assert_eq(load_one(&c, "GOTRACE_STACKS", "0"), 0);
+	cr_assert_eq(c.stacks, 0);
+	cr_assert_eq(load_one(&c, "GOTRACE_STACKS", "128"), 0);
+	cr_assert_eq(c.stacks, 128);
+	cr_assert_eq(load_one(&c, "GOTRACE_STACKS", "007"), 0);
+	cr_assert_eq(c.stacks, 7);
+}
+
+Test(config, period_valid)
+{
+	static const struct {
+		const char *s;
+		uint64_t ns;
+	} ok[] = {
+		{ "1s", 1000000000ull },
+		{ "250ms", 250000000ull },
+		{ "1500us", 1500000ull },
+		{ "10ms", 10000000ull },
+		{ "2m", 120000000000ull },
+		{ "2", 2000000000ull },
+		{ "0.5", 500000000ull },
+		{ "1.5s", 1500000000ull },
+		{ "1m30s", 90000000000ull },
+		{ "1ms", 1000000ull },
+		{ "1000000ns", 1000000ull },
+		{ "1h", 3600000000000ull },
+		{ "2000\xc2\xb5s", 2000000ull },
+		{ ".25s", 250000000ull },
+	};
+	struct gt_config c;
+	for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+		const char *s = ok[i].s;
+		cr_assert_eq(load_one(&c, "GOTRACE_PERIOD", s), 0, "%s: %s", s, warn_last);
+		cr_assert_eq(c.period_ns, ok[i].ns, "%s gave %llu", s,
+			     (unsigned long long)c.period_ns);
+	}
+}
+
+Test(config, format_and_malloc_valid)
+{
+	struct gt_config c;
+	cr_assert_eq(load_one(&c, "GOTRACE_FORMAT", "26"), 0);
+	cr_assert_eq(c.format, 26);
+	cr_assert_eq(load_one(&c, "GOTRACE_FORMAT", "23"), 0);
+	cr_assert_eq(c.format, 23);
+	cr_assert_eq(load_one(&c, "GOTRACE_MALLOC", "0"), 0);
+	cr_assert_eq(c.malloc_events, false);
+	cr_assert_eq(load_one(&c, "GOTRACE_MALLOC", "1"), 0);
+	cr_assert_eq(c.malloc_events, true);
+}
+
+/* Every bad form: exactly one line, naming the variable and the value, the
+ * default in force afterwards. */
+Test(config, invalid_values_warn_once_and_keep_default)
+{
+	static const struct {
+		const char *name, *value;
+	} bad[] = {
+		{ "GOTRACE_OUT", "x.%d.trace" },
+		{ "GOTRACE_OUT", "trailing%" },
+		{ "GOTRACE_STACKS", "abc" },
+		{ "GOTRACE_STACKS", "129" },
+		{ "GOTRACE_STACKS", "-1" },
+		{ "GOTRACE_STACKS", " 8" },
+		{ "GOTRACE_STACKS", "8 " },
+		{ "GOTRACE_STACKS", "99999999999999999999999" },
+		{ "GOTRACE_PERIOD", "abc" },
+		{ "GOTRACE_PERIOD", "500us" }, /* a valid form, below the 1ms minimum */
+		{ "GOTRACE_PERIOD", "0" },
+		{ "GOTRACE_PERIOD", "-1s" },
+		{ "GOTRACE_PERIOD", "1x" },
+		{ "GOTRACE_PERIOD", "1s2" },
+		{ "GOTRACE_PERIOD", "2h" },
+		{ "GOTRACE_PERIOD", "s" },
+		{ "GOTRACE_PERIOD", "." },
+		{ "GOTRACE_PERIOD", "99999999999999999999999h" },
+		{ "GOTRACE_FORMAT", "24" },
+		{ "GOTRACE_FORMAT", "go1.23" },
+		{ "GOTRACE_MALLOC", "yes" },
+		{ "GOTRACE_MALLOC", "2" },
+	};
+	struct gt_config c;
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		const char *name = bad[i].name, *value = bad[i].value;
+		cr_assert_eq(load_one(&c, name, value), 1, "%s=%s", name, value);
+		assert_defaults(&c);
+		cr_assert_eq(strncmp(warn_last, "gotrace: ", 9), 0, "%s", warn_last);
+		cr_assert_not_null(strstr(warn_last, name), "%s", warn_last);
+		cr_assert_not_null(strstr(warn_last, value), "%s", warn_last);
+		cr_assert_not_null(strstr(warn_last, "; using "), "%s", warn_last);
+		size_t n = strlen(warn_last);
+		cr_assert(n > 0 && warn_last[n - 1] == '\n', "no newline: %s", warn_last);
+		cr_assert_eq(strchr(warn_last, '\n'), warn_last + n - 1, "not one line: %s", warn_last);
+	}
+}
+
+Test(config, warning_text_is_exact)
+{
+	struct gt_config c;
+	load_one(&c, "GOTRACE_STACKS", "abc");
+	cr_assert_str_eq(warn_last,
+			 "gotrace: GOTRACE_STACKS=\"abc\" is not a number from 0 to 128; using 32\n");
+}
+
+Test(config, several_bad_values_warn_once_each)
+{
+	struct gt_config c;
+	int calls = 0;
+	env_count = 0;
+	env_set("GOTRACE_STACKS", "many");
+	env_set("GOTRACE_FORMAT", "99");
+	env_set("GOTRACE_PERIOD", "250ms");
+	cr_assert_eq(gt_config_load(&c, env_lookup, warn_record, &calls), 2);
+	cr_assert_eq(calls, 2);
+	cr_assert_eq(c.stacks, 32);
+	cr_assert_eq(c.format, 23);
+	cr_assert_eq(c.period_ns, 250000000ull);
+}
+
+Test(config, null_warn_is_allowed)
+{
+	struct gt_config c;
+	env_count = 0;
+	env_set("GOTRACE_MALLOC", "maybe");
+	cr_assert_eq(gt_config_load(&c, env_lookup, NULL, NULL), 1);
+	cr_assert_eq(c.malloc_events, true);
+}
+
+Test(config, set_rejects_without_change)
+{
+	struct gt_config c;
+	gt_config_defaults(&c);
+	cr_assert_eq(gt_config_set(&c, GT_OPT_STACKS, "12"), 0);
+	cr_assert_eq(gt_config_set(&c, GT_OPT_STACKS, "x"), -1);
+	cr_assert_eq(gt_config_set(&c, GT_OPT_STACKS, ""), -1);
+	cr_assert_eq(c.stacks, 12);
+	cr_assert_eq(gt_config_set(&c, GT_OPT_COUNT, "1"), -1);
+}
+
+Test(config, long_value_is_cut_in_the_warning)
+{
+	char value[300];
+	memset(value, '7', sizeof value - 1);
+	value[sizeof value - 1] = '\0';
+	struct gt_config c;
+	cr_assert_eq(load_one(&c, "GOTRACE_STACKS", value), 1);
+	cr_assert_not_null(strstr(warn_last, "...\""), "%s", warn_last);
+	cr_assert(strlen(warn_last) < 200, "%s", warn_last);
+}
+
+Test(config, quote_escapes)
+{
+	char q[96];
+	gt_config_quote("a\"b\\c\n", q, sizeof q);
+	cr_assert_str_eq(q, "\"a\\\"b\\\\c\\x0a\"");
+}
+
+Test(config, expand_pid)
+{
+	char buf[64];
+	cr_assert_eq(gt_config_expand_out("gotrace.%p.trace", 4242, buf, sizeof buf), 0);
+	cr_assert_str_eq(buf, "gotrace.4242.trace");
+	cr_assert_eq(gt_config_expand_out("%p-%p", 7, buf, sizeof buf), 0);
+	cr_assert_str_eq(buf, "7-7");
+	cr_assert_eq(gt_config_expand_out("100%%_%p", 1, buf, sizeof buf), 0);
+	cr_assert_str_eq(buf, "100%_1");
+	cr_assert_eq(gt_config_expand_out("plain", 1, buf, sizeof buf), 0);
+	cr_assert_str_eq(buf, "plain");
+	cr_assert_eq(gt_config_expand_out("bad%x", 1, buf, sizeof buf), -1);
+	cr_assert_str_eq(buf, "");
+}
+
+Test(config, expand_buffer_too_small)
+{
+	char buf[16];
+	/* "x.12345.trace" is 13 bytes + NUL = 14: fits exactly in 14. */
+	cr_assert_eq(gt_config_expand_out("x.%p.trace", 12345, buf, 14), 0);
+	cr_assert_str_eq(buf, "x.12345.trace");
+	cr_assert_eq(gt_config_expand_out("x.%p.trace", 12345, buf, 13), -1);
+	cr_assert_str_eq(buf, "");
+	cr_assert_eq(gt_config_expand_out("x.%p", 123456, buf, 8), -1);
+	cr_assert_eq(gt_config_expand_out("x", 1, buf, 0), -1);
+	cr_assert_eq(gt_config_expand_out("", 1, buf, 1), 0);
+	cr_assert_str_eq(buf, "");
+}

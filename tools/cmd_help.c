@@ -1,0 +1,93 @@
+/* cmd_help.c — `gotrace help [COMMAND]`: commands, environment variables and examples. */
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/config.h"
+#include "tools/cmd.h"
+
+static void print_commands(FILE *out)
+{
+	fprintf(out, "usage: gotrace COMMAND [ARGS...]\n\ncommands:\n");
+	for (size_t i = 0; gt_commands[i] != NULL; i++)
+		fprintf(out, "  %-6s %s\n", gt_commands[i]->name, gt_commands[i]->summary);
+}
+
+void gt_print_usage(FILE *out)
+{
+	print_commands(out);
+	fprintf(out, "\nRun 'gotrace help' for the environment variables and examples,\n"
+		     "'gotrace help COMMAND' for a command's options.\n");
+}
+
+void gt_print_command_help(FILE *out, const struct gt_command *cmd)
+{
+	fprintf(out, "usage: %s\n\n", cmd->usage);
+	if (cmd->help)
+		cmd->help(out);
+}
+
+/* print_environment prints every option from core/config's table. */
+static void print_environment(FILE *out)
+{
+	fprintf(out, "environment (read once by libgotrace.so when the traced program starts;\n"
+		     "a bad value is named in one line on stderr and the default is used;\n"
+		     "an empty value counts as unset):\n");
+	for (int i = 0; i < GT_OPT_COUNT; i++) {
+		const struct gt_option_desc *d = &gt_config_options[i];
+		fprintf(out, "  %-16s %s\n", d->name, d->help);
+		fprintf(out, "  %-16s default %s\n", "", d->def);
+	}
+}
+
+static void print_overview(FILE *out)
+{
+	char lib[PATH_MAX + 64];
+	int found = gt_find_preload(lib, sizeof lib) == 0;
+
+	fprintf(out, "gotrace %s: Go execution traces of unmodified multi-threaded C/C++ programs.\n"
+		     "Each OS thread shows up as a goroutine; contended locks, condition variables,\n"
+		     "joins and sleeps as blocking events; open the trace with `go tool trace`.\n\n",
+		GOTRACE_VERSION);
+	print_commands(out);
+	fprintf(out, "Run 'gotrace help COMMAND' for a command's options.\n\n");
+	print_environment(out);
+	fprintf(out, "\nlibrary: %s%s\n", found ? "" : "not found; looked for ", lib);
+	fprintf(out, "\nexamples:\n"
+		     "  gotrace run -o app.trace -- ./app arg...\n"
+		     "  go tool trace app.trace\n"
+		     "  go tool trace -pprof=sync app.trace > sync.pb && go tool pprof -http=: sync.pb\n"
+		     "  LD_PRELOAD=%s GOTRACE_OUT=app.trace ./app arg...\n",
+		found ? lib : "/path/to/libgotrace.so");
+}
+
+static int help_main(int argc, char **argv)
+{
+	if (argc < 2) {
+		print_overview(stdout);
+		return 0;
+	}
+	const struct gt_command *cmd = gt_command_find(argv[1]);
+	if (cmd == NULL) {
+		fprintf(stderr, "gotrace: unknown command \"%s\"\n", argv[1]);
+		gt_print_usage(stderr);
+		return GT_EXIT_USAGE;
+	}
+	gt_print_command_help(stdout, cmd);
+	return 0;
+}
+
+static void help_help(FILE *out)
+{
+	fprintf(out, "Without COMMAND: every command, every GOTRACE_* variable and examples.\n"
+		     "With COMMAND: that command's options. `gotrace -h` and `gotrace --help`\n"
+		     "are the same as `gotrace help`; `gotrace --version` prints the version.\n");
+}
+
+const struct gt_command gt_cmd_help = {
+	.name = "help",
+	.summary = "show this help, or a command's options (gotrace help COMMAND)",
+	.usage = "gotrace help [COMMAND]",
+	.help = help_help,
+	.main = help_main,
+};
