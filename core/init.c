@@ -37,12 +37,28 @@ struct gt_tracer gt = {
 static pthread_key_t exit_key;
 static int initialized;
 
+static _Atomic int main_exited;
+
 static void thread_exit_hook(void *v)
 {
 	struct gt_thread *t = &gt_self;
 	(void)v;
-	if (t->registered && t->state != GT_T_DEAD)
-		gt_thread_end(t);
+	if (!t->registered || t->state == GT_T_DEAD)
+		return;
+	if (t->g == 1)
+		atomic_store(&main_exited, 1);
+	gt_thread_end(t);
+	/* After main's pthread_exit the process ends when its last thread
+	 * does; the flusher must not be that thread. When no traced thread is
+	 * left, it steps aside, and the last thread's exit(0) writes the final
+	 * generation (gt_fini). */
+	if (atomic_load(&main_exited)) {
+		gt_lock(&gt.reg_lock);
+		int none = gt.threads == NULL;
+		gt_unlock(&gt.reg_lock);
+		if (none)
+			gt_flusher_stop();
+	}
 }
 
 /* gt_thread_watch_exit makes the calling thread's exit run the hook. */
