@@ -66,17 +66,27 @@ unit: build/unit-tests
 integration: all
 	$(PYTHON) test/integration/run.py
 
-test: all build/unit-tests
+# test and demo are the README's two commands: on a fresh Debian 12 machine
+# they install what is missing first (scripts/install-deps.sh is idempotent).
+test: deps
+	$(MAKE) all build/unit-tests
 	build/unit-tests --jobs 2
 	$(PYTHON) test/integration/run.py
 
-bench: all
+bench: deps
+	$(MAKE) all
 	$(PYTHON) test/bench/run.py
 
-demo: all
+demo: deps
+	$(MAKE) all
 	bash scripts/demo.sh
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/gotrace
+	install -m 755 build/gotrace $(DESTDIR)$(PREFIX)/bin/gotrace
+	install -m 755 build/libgotrace.so $(DESTDIR)$(PREFIX)/lib/gotrace/libgotrace.so
 
 clean:
 	rm -rf build
 
-.PHONY: all deps unit integration test bench demo clean
+.PHONY: all deps unit integration test bench demo install clean
