@@ -17,6 +17,7 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -307,6 +308,14 @@ static void write_out(struct out *o)
 {
 	if (gt.fd < 0)
 		return;
+	struct stat st;
+	if (syscall(SYS_fstat, gt.fd, &st) != 0 || st.st_dev != gt.out_dev || st.st_ino != gt.out_ino) {
+		gt_warn("the program closed or replaced the trace file %s; tracing stops, the program goes on",
+			gt.out_path);
+		atomic_store(&gt.on, 0);
+		gt.fd = -1;
+		return;
+	}
 	int err = gt_write_all(gt.fd, o->iov, o->n);
 	if (err) {
 		gt_warn("cannot write the trace to %s: %s; tracing stops, the program goes on",

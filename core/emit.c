@@ -219,9 +219,9 @@ static inline int ready(struct gt_thread *t)
 	return t->state == GT_T_RUNNING ? 0 : -1;
 }
 
-void gt_block(struct gt_thread *t, enum gt_str reason, uintptr_t site, uintptr_t key)
+int gt_block(struct gt_thread *t, enum gt_str reason, uintptr_t site, uintptr_t key)
 {
-	int saved = errno;
+	int saved = errno, done = 0;
 	t->inside++;
 	if (ready(t) != 0)
 		goto out;
@@ -239,9 +239,11 @@ void gt_block(struct gt_thread *t, enum gt_str reason, uintptr_t site, uintptr_t
 	section_close(&s);
 	if (key)
 		gt_waiter_add(key, 1);
+	done = 1;
 out:
 	t->inside--;
 	errno = saved;
+	return done;
 }
 
 /* wake_self writes GoUnblock(self) at uts with stack stk and GoStart at now. */

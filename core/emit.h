@@ -7,9 +7,9 @@
  *     struct gt_thread *t = gt_enter();
  *     if (!t) return real(...);            // not tracing here: pass through
  *     ... try the non-blocking variant first; return if it succeeds ...
- *     gt_block(t, reason, site, key);      // GoBlock
+ *     int blocked = gt_block(t, reason, site, key); // GoBlock
  *     r = real(...);                       // the real wait, outside the tracer
- *     gt_unblock(t, r == 0);               // GoUnblock(self) + GoStart
+ *     if (blocked) gt_unblock(t, r == 0);  // GoUnblock(self) + GoStart
  *
  * All calls preserve errno. */
 #ifndef GT_EMIT_H
@@ -36,8 +36,10 @@ static inline struct gt_thread *gt_enter(void)
 }
 
 /* gt_block: the thread is about to wait on `key` (0: nothing can wake it
- * early) in the interposed function at `site`; writes GoBlock(reason). */
-void gt_block(struct gt_thread *t, enum gt_str reason, uintptr_t site, uintptr_t key);
+ * early) in the interposed function at `site`; writes GoBlock(reason).
+ * Returns 1 when it did: only then does the wait end with gt_unblock (a
+ * signal handler's wait inside another wait records nothing). */
+int gt_block(struct gt_thread *t, enum gt_str reason, uintptr_t site, uintptr_t key);
 
 /* gt_unblock: the wait ended; woken says it ended by a release (not a
  * timeout or error), so a waker's record may be used. Writes GoUnblock(self)

@@ -9,8 +9,9 @@ GT_EXPORT int pthread_barrier_wait(pthread_barrier_t *b)
 	struct gt_thread *t = gt_enter();
 	if (!t)
 		return GT_REAL(barrier_wait)(b);
-	gt_block(t, GT_STR_SYNC_BARRIER, GT_SITE(pthread_barrier_wait), 0);
+	int blocked = gt_block(t, GT_STR_SYNC_BARRIER, GT_SITE(pthread_barrier_wait), 0);
 	int r = GT_REAL(barrier_wait)(b);
-	gt_unblock(t, 0);
+	if (blocked)
+		gt_unblock(t, 0);
 	return r;
 }

@@ -9,9 +9,10 @@ GT_EXPORT int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
 	struct gt_thread *t = gt_enter();
 	if (!t)
 		return GT_REAL(cond_wait)(c, m);
-	gt_block(t, GT_STR_SYNC_COND, GT_SITE(pthread_cond_wait), (uintptr_t)c);
+	int blocked = gt_block(t, GT_STR_SYNC_COND, GT_SITE(pthread_cond_wait), (uintptr_t)c);
 	int r = GT_REAL(cond_wait)(c, m);
-	gt_unblock(t, r == 0);
+	if (blocked)
+		gt_unblock(t, r == 0);
 	return r;
 }
 
@@ -20,9 +21,10 @@ GT_EXPORT int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m, cons
 	struct gt_thread *t = gt_enter();
 	if (!t)
 		return GT_REAL(cond_timedwait)(c, m, abstime);
-	gt_block(t, GT_STR_SYNC_COND, GT_SITE(pthread_cond_timedwait), (uintptr_t)c);
+	int blocked = gt_block(t, GT_STR_SYNC_COND, GT_SITE(pthread_cond_timedwait), (uintptr_t)c);
 	int r = GT_REAL(cond_timedwait)(c, m, abstime);
-	gt_unblock(t, r == 0);
+	if (blocked)
+		gt_unblock(t, r == 0);
 	return r;
 }
 
@@ -32,9 +34,10 @@ GT_EXPORT int pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m, cloc
 	struct gt_thread *t = gt_enter();
 	if (!t || !gt_real.cond_clockwait)
 		return GT_REAL(cond_clockwait)(c, m, clk, abstime);
-	gt_block(t, GT_STR_SYNC_COND, GT_SITE(pthread_cond_clockwait), (uintptr_t)c);
+	int blocked = gt_block(t, GT_STR_SYNC_COND, GT_SITE(pthread_cond_clockwait), (uintptr_t)c);
 	int r = gt_real.cond_clockwait(c, m, clk, abstime);
-	gt_unblock(t, r == 0);
+	if (blocked)
+		gt_unblock(t, r == 0);
 	return r;
 }
 

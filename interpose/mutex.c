@@ -12,9 +12,10 @@ GT_EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
 	int r = GT_REAL(mutex_trylock)(m);
 	if (r != EBUSY)
 		return r;
-	gt_block(t, GT_STR_SYNC_MUTEX, GT_SITE(pthread_mutex_lock), (uintptr_t)m);
+	int blocked = gt_block(t, GT_STR_SYNC_MUTEX, GT_SITE(pthread_mutex_lock), (uintptr_t)m);
 	r = GT_REAL(mutex_lock)(m);
-	gt_unblock(t, r == 0 || r == EOWNERDEAD);
+	if (blocked)
+		gt_unblock(t, r == 0 || r == EOWNERDEAD);
 	return r;
 }
 
@@ -26,9 +27,10 @@ GT_EXPORT int pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec 
 	int r = GT_REAL(mutex_trylock)(m);
 	if (r != EBUSY)
 		return r;
-	gt_block(t, GT_STR_SYNC_MUTEX, GT_SITE(pthread_mutex_timedlock), (uintptr_t)m);
+	int blocked = gt_block(t, GT_STR_SYNC_MUTEX, GT_SITE(pthread_mutex_timedlock), (uintptr_t)m);
 	r = GT_REAL(mutex_timedlock)(m, abstime);
-	gt_unblock(t, r == 0 || r == EOWNERDEAD);
+	if (blocked)
+		gt_unblock(t, r == 0 || r == EOWNERDEAD);
 	return r;
 }
 
@@ -40,9 +42,10 @@ GT_EXPORT int pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t clk, const s
 	int r = GT_REAL(mutex_trylock)(m);
 	if (r != EBUSY)
 		return r;
-	gt_block(t, GT_STR_SYNC_MUTEX, GT_SITE(pthread_mutex_clocklock), (uintptr_t)m);
+	int blocked = gt_block(t, GT_STR_SYNC_MUTEX, GT_SITE(pthread_mutex_clocklock), (uintptr_t)m);
 	r = gt_real.mutex_clocklock(m, clk, abstime);
-	gt_unblock(t, r == 0 || r == EOWNERDEAD);
+	if (blocked)
+		gt_unblock(t, r == 0 || r == EOWNERDEAD);
 	return r;
 }
 

@@ -12,9 +12,10 @@
 		int r = GT_REAL(try_fn)(l);                                 \
 		if (r != EBUSY)                                             \
 			return r;                                           \
-		gt_block(t, GT_STR_SYNC_RWLOCK, GT_SITE(site), (uintptr_t)l); \
+		int blocked = gt_block(t, GT_STR_SYNC_RWLOCK, GT_SITE(site), (uintptr_t)l); \
 		r = call;                                                   \
-		gt_unblock(t, r == 0);                                      \
+		if (blocked)                                                      \
+			gt_unblock(t, r == 0);                                           \
 		return r;                                                   \
 	} while (0)
 

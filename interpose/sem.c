@@ -16,9 +16,10 @@
 		if (errno != EAGAIN)                                         \
 			return call;                                         \
 		errno = saved;                                               \
-		gt_block(t, GT_STR_SYNC_SEM, GT_SITE(site), (uintptr_t)s);   \
+		int blocked = gt_block(t, GT_STR_SYNC_SEM, GT_SITE(site), (uintptr_t)s);   \
 		int r = call;                                                \
-		gt_unblock(t, r == 0);                                       \
+		if (blocked)                                                      \
+			gt_unblock(t, r == 0);                                           \
 		return r;                                                    \
 	} while (0)
 

@@ -16,9 +16,10 @@ GT_EXPORT int nanosleep(const struct timespec *req, struct timespec *rem)
 	struct gt_thread *t = gt_enter();
 	if (!t || !positive(req))
 		return GT_REAL(nanosleep)(req, rem);
-	gt_block(t, GT_STR_SLEEP, GT_SITE(nanosleep), 0);
+	int blocked = gt_block(t, GT_STR_SLEEP, GT_SITE(nanosleep), 0);
 	int r = GT_REAL(nanosleep)(req, rem);
-	gt_unblock(t, 0);
+	if (blocked)
+		gt_unblock(t, 0);
 	return r;
 }
 
@@ -27,9 +28,10 @@ GT_EXPORT int clock_nanosleep(clockid_t clk, int flags, const struct timespec *r
 	struct gt_thread *t = gt_enter();
 	if (!t || (!(flags & TIMER_ABSTIME) && !positive(req)))
 		return GT_REAL(clock_nanosleep)(clk, flags, req, rem);
-	gt_block(t, GT_STR_SLEEP, GT_SITE(clock_nanosleep), 0);
+	int blocked = gt_block(t, GT_STR_SLEEP, GT_SITE(clock_nanosleep), 0);
 	int r = GT_REAL(clock_nanosleep)(clk, flags, req, rem);
-	gt_unblock(t, 0);
+	if (blocked)
+		gt_unblock(t, 0);
 	return r;
 }
 
@@ -38,9 +40,10 @@ GT_EXPORT int usleep(useconds_t us)
 	struct gt_thread *t = gt_enter();
 	if (!t || us == 0)
 		return GT_REAL(usleep)(us);
-	gt_block(t, GT_STR_SLEEP, GT_SITE(usleep), 0);
+	int blocked = gt_block(t, GT_STR_SLEEP, GT_SITE(usleep), 0);
 	int r = GT_REAL(usleep)(us);
-	gt_unblock(t, 0);
+	if (blocked)
+		gt_unblock(t, 0);
 	return r;
 }
 
@@ -49,9 +52,10 @@ GT_EXPORT unsigned sleep(unsigned s)
 	struct gt_thread *t = gt_enter();
 	if (!t || s == 0)
 		return GT_REAL(sleep)(s);
-	gt_block(t, GT_STR_SLEEP, GT_SITE(sleep), 0);
+	int blocked = gt_block(t, GT_STR_SLEEP, GT_SITE(sleep), 0);
 	unsigned r = GT_REAL(sleep)(s);
-	gt_unblock(t, 0);
+	if (blocked)
+		gt_unblock(t, 0);
 	return r;
 }
 

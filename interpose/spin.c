@@ -12,9 +12,10 @@ GT_EXPORT int pthread_spin_lock(pthread_spinlock_t *l)
 	int r = GT_REAL(spin_trylock)(l);
 	if (r != EBUSY)
 		return r;
-	gt_block(t, GT_STR_SYNC_SPIN, GT_SITE(pthread_spin_lock), (uintptr_t)l);
+	int blocked = gt_block(t, GT_STR_SYNC_SPIN, GT_SITE(pthread_spin_lock), (uintptr_t)l);
 	r = GT_REAL(spin_lock)(l);
-	gt_unblock(t, r == 0);
+	if (blocked)
+		gt_unblock(t, r == 0);
 	return r;
 }
 

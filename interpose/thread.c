@@ -71,9 +71,10 @@ GT_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*
 		int r = GT_REAL(pthread_tryjoin_np)(th, ret);                   \
 		if (r != EBUSY)                                                 \
 			return r;                                               \
-		gt_block(t, GT_STR_SYNC_JOIN, GT_SITE(site), (uintptr_t)th);    \
+		int blocked = gt_block(t, GT_STR_SYNC_JOIN, GT_SITE(site), (uintptr_t)th);    \
 		r = call;                                                       \
-		gt_unblock(t, r == 0);                                          \
+		if (blocked)                                                      \
+			gt_unblock(t, r == 0);                                           \
 		return r;                                                       \
 	} while (0)
 
