@@ -283,6 +283,30 @@ out:
 	errno = saved;
 }
 
+void gt_waited(struct gt_thread *t, enum gt_str reason, uintptr_t site, uint64_t t0, uint64_t min_ns)
+{
+	uint64_t now = gt_now();
+	if (now - t0 < min_ns)
+		return;
+	int saved = errno;
+	t->inside++;
+	if (ready(t) != 0)
+		goto out;
+	t->block_n = gt_stack_capture(t->block_pcs, gt.max_frames ? gt.max_frames : 1, site);
+	struct section s;
+	if (!section_open(&s, t, t0))
+		goto out;
+	label(&s, t0);
+	uint64_t stk = gt_stack_id(t, s.gen, t->block_pcs, t->block_n);
+	ev2(s.b, GT_EV_GO_BLOCK, t0, reason, stk);
+	t->state = GT_T_BLOCKED;
+	wake_self(&s, now, now, stk);
+	section_close(&s);
+out:
+	t->inside--;
+	errno = saved;
+}
+
 void gt_wake_release(uintptr_t key, uintptr_t site, uintptr_t caller)
 {
 	int saved = errno;

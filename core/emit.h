@@ -46,6 +46,16 @@ int gt_block(struct gt_thread *t, enum gt_str reason, uintptr_t site, uintptr_t 
  * and GoStart. */
 void gt_unblock(struct gt_thread *t, int woken);
 
+/* Waits shorter than this are not worth a block in the trace: a barrier's
+ * last arrival, a read that found data. */
+#define GT_SHORT_WAIT_NS 10000
+
+/* gt_waited: a call that may or may not have waited ran from t0 until now.
+ * If it took at least min_ns, writes the wait after the fact: GoBlock(reason)
+ * at t0, GoUnblock(self) and GoStart now. For waits nobody else releases
+ * (barriers): no cost but two clock reads when it did not wait. */
+void gt_waited(struct gt_thread *t, enum gt_str reason, uintptr_t site, uint64_t t0, uint64_t min_ns);
+
 /* gt_release: the caller releases `key` at `site`, called from `caller`; if
  * a traced thread waits on it, leave a wake record. Cheap when nobody waits. */
 void gt_wake_release(uintptr_t key, uintptr_t site, uintptr_t caller);

@@ -4,6 +4,7 @@
 
 #include <signal.h>
 #include <stdatomic.h>
+#include <stdint.h>
 
 #include "advance.h"
 #include "clock.h"
@@ -12,6 +13,9 @@
 #include "thread.h"
 
 static _Atomic int stop;
+static _Atomic int running;
+static _Atomic int final_requested; /* futex word the flusher sleeps on too */
+static _Atomic int final_done;
 
 static void *flusher_main(void *arg)
 {
@@ -19,11 +23,17 @@ static void *flusher_main(void *arg)
 	gt_self.inside = 1; /* invariant 6: the flusher is never traced */
 	uint64_t next = gt_now() + gt.period_ns;
 	while (!atomic_load(&stop)) {
+		if (atomic_load(&final_requested)) {
+			gt_advance(1);
+			atomic_store(&final_done, 1);
+			gt_futex_wake(&final_done, INT32_MAX);
+			break;
+		}
 		uint64_t now = gt_now();
 		if (now < next) {
 			uint64_t left = next - now;
 			struct timespec rel = { (time_t)(left / 1000000000ull), (long)(left % 1000000000ull) };
-			gt_futex_wait(&stop, 0, &rel);
+			gt_futex_wait(&final_requested, 0, &rel);
 			continue;
 		}
 		gt_advance(0);
@@ -31,6 +41,7 @@ static void *flusher_main(void *arg)
 		if (next < gt_now())
 			next = gt_now() + gt.period_ns; /* fell behind: do not burst */
 	}
+	atomic_store(&running, 0);
 	return NULL;
 }
 
@@ -43,7 +54,10 @@ int gt_flusher_start(void)
 	pthread_attr_t attr;
 	pthread_attr_init(&attr);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	atomic_store(&running, 1);
 	int err = GT_REAL(pthread_create)(&th, &attr, flusher_main, NULL);
+	if (err)
+		atomic_store(&running, 0);
 	pthread_attr_destroy(&attr);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (err == 0)
@@ -54,5 +68,25 @@ int gt_flusher_start(void)
 void gt_flusher_stop(void)
 {
 	atomic_store(&stop, 1);
-	gt_futex_wake(&stop, 1);
+	atomic_fetch_add(&final_requested, 0);
+	gt_futex_wake(&final_requested, 1);
+}
+
+void gt_flusher_final(int timeout_ms)
+{
+	if (!atomic_load(&running) || atomic_load(&stop)) {
+		gt_advance(1);
+		return;
+	}
+	atomic_store(&final_requested, 1);
+	gt_futex_wake(&final_requested, 1);
+	uint64_t deadline = gt_now() + (uint64_t)timeout_ms * 1000000ull;
+	while (!atomic_load(&final_done)) {
+		uint64_t now = gt_now();
+		if (now >= deadline)
+			return;
+		uint64_t left = deadline - now;
+		struct timespec rel = { (time_t)(left / 1000000000ull), (long)(left % 1000000000ull) };
+		gt_futex_wait(&final_done, 0, &rel);
+	}
 }

@@ -8,4 +8,9 @@ int gt_flusher_start(void);
 /* gt_flusher_stop asks it to stop (it finishes a generation in progress). */
 void gt_flusher_stop(void);
 
+/* gt_flusher_final has the flusher write the final generation and waits for
+ * it at most timeout_ms; safe in a signal handler (futexes only). Does the
+ * work itself when the flusher is not running. */
+void gt_flusher_final(int timeout_ms);
+
 #endif

@@ -17,6 +17,7 @@
 #include "flusher.h"
 #include "log.h"
 #include "real.h"
+#include "signals.h"
 #include "stack.h"
 #include "thread.h"
 
@@ -173,6 +174,7 @@ __attribute__((constructor)) static void gt_init(void)
 	gt_advance_start(gt_now());
 	atomic_store(&gt.on, 1);
 	gt_main_begin(self);
+	gt_signals_install();
 	int err = gt_flusher_start();
 	if (err)
 		gt_warn("cannot start the flusher thread: %s; the trace is written at exit only", strerror(err));

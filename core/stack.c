@@ -55,8 +55,14 @@ unsigned gt_stack_capture(uintptr_t *pcs, unsigned max, uintptr_t site)
 	unsigned n = 1;
 	for (int i = 0; i < got && n < max; i++) {
 		uintptr_t pc = (uintptr_t)raw[i];
-		if (pc >= gt.self_lo && pc < gt.self_hi)
-			continue; /* our own frames: the wrapper, the tracer */
+		if (pc >= gt.self_lo && pc < gt.self_hi) {
+			/* Our frames: first the wrapper and the tracer (skipped);
+			 * below the program's frames, a start trampoline (main's
+			 * or a thread's): the stack ends at the start function. */
+			if (n > 1)
+				break;
+			continue;
+		}
 		if (pc == 0)
 			break;
 		pcs[n++] = pc;

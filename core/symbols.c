@@ -544,7 +544,7 @@ static int read_counters(struct dl_phdr_info *info, size_t size, void *arg)
 	return 1; /* the counters are the same in every entry: stop */
 }
 
-/* report (re)reads the process's modules from /proc/self/maps. Modules that
+/* report (re)reads the process's modules from the thread's maps. Modules that
  * are still mapped keep their loaded ELF, DWARF and indexes. */
 static void report(struct gt_symbolizer *s)
 {
@@ -555,7 +555,16 @@ static void report(struct gt_symbolizer *s)
 	s->adds = c.adds;
 	s->subs = c.subs;
 	dwfl_report_begin(s->dwfl);
-	dwfl_linux_proc_report(s->dwfl, getpid());
+	/* The calling thread's view: /proc/self/maps is empty once the main
+	 * thread has exited (pthread_exit from main), and the final generation
+	 * of such a process is symbolized after that. */
+	FILE *maps = fopen("/proc/thread-self/maps", "re");
+	if (maps) {
+		dwfl_linux_proc_maps_report(s->dwfl, maps);
+		fclose(maps);
+	} else {
+		dwfl_linux_proc_report(s->dwfl, getpid());
+	}
 	dwfl_report_end(s->dwfl, mod_info_removed, NULL);
 	if (!s->demangle)
 		s->demangle = find_demangler(&s->demangle_pin);

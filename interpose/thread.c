@@ -19,7 +19,8 @@ struct start {
 	_Atomic int ready; /* 0 wait, 1 GoCreate written, 2 not written */
 };
 
-static void *trampoline(void *p)
+/* Not a tail call: its frame marks where the thread's stacks end. */
+__attribute__((noinline, optimize("no-optimize-sibling-calls"))) static void *trampoline(void *p)
 {
 	struct start *st = p;
 	while (!atomic_load_explicit(&st->ready, memory_order_acquire))
@@ -31,7 +32,9 @@ static void *trampoline(void *p)
 	gt_self.inside++;
 	free(st);
 	gt_self.inside--;
-	return fn(arg);
+	void *ret = fn(arg);
+	__asm__ volatile("" ::: "memory");
+	return ret;
 }
 
 GT_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *), void *arg)
