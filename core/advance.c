@@ -25,6 +25,7 @@
 #include "../encoder/writer.h"
 #include "chunk.h"
 #include "clock.h"
+#include "emit.h"
 #include "log.h"
 #include "stack.h"
 #include "symbols.h"
@@ -216,32 +217,47 @@ static void snapshot(struct gt_thread *t, struct snap *sn)
 	}
 }
 
-/* quiet_status writes statuses, in a batch of the thread's own M, for a live
- * thread that wrote nothing in generation old. */
-static void quiet_status(struct out *o, const struct snap *sn, uint64_t old, uint64_t ts)
+/* tail writes, in a batch of the thread's own M placed after its chunks, what
+ * the generation still needs about a live thread: the beginning of a call
+ * it is still waiting in (core gt_call_convert), and statuses when it wrote
+ * nothing in generation old (so every live thread is visible in every
+ * generation). pre: reg_lock held, the thread outside any write section. */
+static int tail(struct out *o, struct gt_thread *t, const struct snap *sn, uint64_t old, uint64_t ts)
 {
 	if (sn->born_gen == 0 || sn->born_gen > old || sn->p == UINT64_MAX)
-		return;
+		return 0;
 	int wrote = sn->wrote_gen == old || (sn->wrote_gen == old + 1 && sn->prev_gen == old);
-	if (wrote)
-		return;
 	uint8_t st = sn->wrote_gen == old + 1 ? sn->state_before : sn->state;
+	struct tbatch tb = { .o = o, .gen = old, .m = sn->m, .ts = gen_start_ts < ts ? gen_start_ts : ts };
+	if (sn->wrote_gen <= old && st == GT_T_RUNNING) {
+		if (tb_room(&tb, 128) != 0)
+			return 0;
+		if (gt_call_convert(t, old, ts, wrote, &tb.b)) {
+			tb_close(&tb);
+			return 1;
+		}
+	}
+	if (wrote) {
+		if (tb.open) /* room taken, nothing written: leave an empty batch out */
+			tb.open = 0;
+		return 0;
+	}
 	uint64_t gs, m = GT_NO_THREAD, ps = GT_P_RUNNING;
 	switch (st) {
 	case GT_T_RUNNING: gs = GT_G_RUNNING; m = sn->m; break;
 	case GT_T_RUNNABLE: gs = GT_G_RUNNABLE; break;
 	case GT_T_BLOCKED: gs = GT_G_WAITING; break;
 	case GT_T_SYSCALL: gs = GT_G_SYSCALL; m = sn->m; ps = GT_P_SYSCALL; break;
-	default: return;
+	default: tb.open = 0; return 0;
 	}
-	struct tbatch tb = { .o = o, .gen = old, .m = sn->m, .ts = ts };
 	if (tb_room(&tb, 64) != 0)
-		return;
+		return 0;
 	uint64_t pa[2] = { sn->p, ps };
 	gt_batch_event(&tb.b, GT_EV_PROC_STATUS, ts, 2, pa);
 	uint64_t ga[3] = { sn->g, m, gs };
 	gt_batch_event(&tb.b, GT_EV_GO_STATUS, ts, 3, ga);
 	tb_close(&tb);
+	return 1;
 }
 
 /* --- tables --------------------------------------------------------------- */
@@ -353,14 +369,15 @@ void gt_advance(int final)
 			t->chunk[old & 1] = NULL;
 		}
 	}
-	struct snap *snaps = NULL;
-	size_t nsnaps = 0;
-	for (struct gt_thread *t = gt.threads; t; t = t->next)
-		nsnaps++;
-	snaps = calloc(nsnaps ? nsnaps : 1, sizeof *snaps);
-	size_t k = 0;
-	for (struct gt_thread *t = gt.threads; t && snaps; t = t->next)
-		snapshot(t, &snaps[k++]);
+	/* Per-thread tails, written after every chunk (a tail belongs after
+	 * its thread's own batches). */
+	struct out tails = { 0 };
+	int tail_events = 0;
+	for (struct gt_thread *t = gt.threads; t; t = t->next) {
+		struct snap sn;
+		snapshot(t, &sn);
+		tail_events |= tail(&tails, t, &sn, old, ts);
+	}
 	gt_unlock(&gt.reg_lock);
 	for (struct gt_chunk *c = gt_chunk_take_full(old), *next; c; c = next) {
 		next = c->next;
@@ -388,12 +405,10 @@ void gt_advance(int final)
 		out_add(&o, cs.v[i]->b.mem, gt_batch_finish(&cs.v[i]->b));
 	int events = cs.n > 0;
 
-	/* Statuses of threads that were quiet in this generation. */
-	int before = o.n;
-	for (size_t i = 0; i < k; i++)
-		quiet_status(&o, &snaps[i], old, ts);
-	events |= o.n > before;
-	free(snaps);
+	/* Tails of the threads (statuses of quiet threads, pending calls). */
+	for (int i = 0; i < tails.n; i++)
+		out_add(&o, tails.iov[i].iov_base, tails.iov[i].iov_len);
+	events |= tail_events;
 	if (!events) {
 		struct tbatch tb = { .o = &o, .gen = old, .m = GT_NO_THREAD, .ts = ts };
 		if (tb_room(&tb, 64) == 0) {
@@ -433,6 +448,7 @@ void gt_advance(int final)
 		gt_chunk_put(cs.v[i]);
 	free(cs.v);
 	out_free(&o);
+	out_free(&tails);
 	gen_start_ts = ts;
 	if (final)
 		gt.finished = 1;

@@ -2,9 +2,11 @@
 #include "emit.h"
 
 #include <errno.h>
+#include <sched.h>
 
 #include "../encoder/writer.h"
 #include "chunk.h"
+#include "hash.h"
 #include "clock.h"
 #include "log.h"
 #include "stack.h"
@@ -430,6 +432,12 @@ void gt_thread_end(struct gt_thread *t)
 {
 	int saved = errno;
 	t->inside++;
+	/* Cancelled inside a call that may wait: settle it with the flusher. */
+	if (atomic_exchange(&t->call_t0, 0) == GT_CALL_CLAIMED) {
+		while (atomic_load(&t->call_t0) != GT_CALL_CONVERTED)
+			sched_yield();
+		atomic_store(&t->call_t0, 0);
+	}
 	if (t->state == GT_T_NONE || t->state == GT_T_DEAD || !t->registered)
 		goto out;
 	if (t->start_pc)
@@ -477,4 +485,108 @@ void gt_label(struct gt_thread *t, pthread_t th, const char *name)
 	}
 	t->inside--;
 	errno = saved;
+}
+
+void gt_call_begin_slow(struct gt_thread *t, int kind, uintptr_t site, uintptr_t caller)
+{
+	/* pre: t->inside raised by gt_call_begin */
+	if (t->state == GT_T_NONE)
+		adopt(t);
+	if (t->state != GT_T_RUNNING)
+		return; /* call_t0 stays 0: gt_call_end records nothing */
+	t->call_kind = (uint8_t)kind;
+	t->call_site = site;
+	t->call_caller = caller;
+	atomic_store_explicit(&t->call_t0, gt_now(), memory_order_release);
+}
+
+void gt_call_end(struct gt_thread *t)
+{
+	uint64_t v = atomic_exchange_explicit(&t->call_t0, 0, memory_order_acq_rel);
+	if (v == 0) {
+		t->inside--;
+		return;
+	}
+	uint64_t now = gt_now();
+	if (__builtin_expect(v < GT_CALL_CLAIMED && now - v < GT_SHORT_WAIT_NS, 1)) {
+		t->inside--;
+		return;
+	}
+	int saved = errno;
+	if (v == GT_CALL_CLAIMED) {
+		/* The flusher is writing the call's beginning right now. */
+		while (atomic_load_explicit(&t->call_t0, memory_order_acquire) != GT_CALL_CONVERTED)
+			sched_yield();
+		atomic_store_explicit(&t->call_t0, 0, memory_order_relaxed);
+		v = GT_CALL_CONVERTED;
+	}
+	struct section s;
+	if (v == GT_CALL_CONVERTED) {
+		if (!section_open(&s, t, now))
+			goto out;
+		if (t->state == GT_T_BLOCKED) {
+			wake_self(&s, now, now, gt_stack_id(t, s.gen, t->block_pcs, t->block_n));
+		} else if (t->state == GT_T_SYSCALL) {
+			ev0(s.b, GT_EV_GO_SYSCALL_END, now);
+			t->state = GT_T_RUNNING;
+		}
+		section_close(&s);
+		goto out;
+	}
+	/* A wait worth showing that no generation switch saw: write it now. */
+	t->block_n = gt_stack_capture(t->block_pcs, gt.max_frames ? gt.max_frames : 1, t->call_site);
+	if (!section_open(&s, t, v))
+		goto out;
+	uint64_t stk = gt_stack_id(t, s.gen, t->block_pcs, t->block_n);
+	if (t->call_kind == GT_CALL_NETWORK) {
+		ev2(s.b, GT_EV_GO_BLOCK, v, GT_STR_NETWORK, stk);
+		t->state = GT_T_BLOCKED;
+		wake_self(&s, now, now, stk);
+	} else {
+		ev2(s.b, GT_EV_GO_SYSCALL_BEGIN, v, ++t->p->seq, stk);
+		ev0(s.b, GT_EV_GO_SYSCALL_END, now);
+	}
+	section_close(&s);
+out:
+	t->inside--;
+	errno = saved;
+}
+
+int gt_call_convert(struct gt_thread *t, uint64_t old, uint64_t ts, int wrote_status, struct gt_batch *b)
+{
+	uint64_t v = atomic_load_explicit(&t->call_t0, memory_order_acquire);
+	if (v == 0 || v >= GT_CALL_CLAIMED || ts < v || ts - v < GT_SHORT_WAIT_NS)
+		return 0;
+	if (t->state != GT_T_RUNNING || !t->p || t->born_gen == 0 || t->born_gen > old)
+		return 0;
+	if (!atomic_compare_exchange_strong_explicit(&t->call_t0, &v, GT_CALL_CLAIMED, memory_order_acq_rel,
+						     memory_order_relaxed))
+		return 0;
+	/* The thread is inside its call and waits for GT_CALL_CONVERTED before
+	 * it touches its trace state again: it is ours until then. */
+	struct gt_proc *p = t->p;
+	if (!wrote_status) {
+		ev2(b, GT_EV_PROC_STATUS, v, p->id, GT_P_RUNNING);
+		ev3(b, GT_EV_GO_STATUS, v, t->g, t->m, GT_G_RUNNING);
+		p->status_gen = old;
+		p->seq = 0;
+		t->g_seq = 0;
+	}
+	uintptr_t pcs[2] = { t->call_site, t->call_caller };
+	unsigned n = t->call_caller ? 2 : 1;
+	uint64_t stk = gt_stacktab_put(&gt.stacks[old & 1], gt_hash_words(pcs, n), pcs, n);
+	if (t->call_kind == GT_CALL_NETWORK) {
+		ev2(b, GT_EV_GO_BLOCK, v, GT_STR_NETWORK, stk);
+		t->state = GT_T_BLOCKED;
+		t->block_ts = v;
+		t->block_pcs[0] = pcs[0];
+		t->block_pcs[1] = pcs[1];
+		t->block_n = n;
+		t->wait_key = 0;
+	} else {
+		ev2(b, GT_EV_GO_SYSCALL_BEGIN, v, ++p->seq, stk);
+		t->state = GT_T_SYSCALL;
+	}
+	atomic_store_explicit(&t->call_t0, GT_CALL_CONVERTED, memory_order_release);
+	return 1;
 }

@@ -9,6 +9,17 @@
 
 #include <pthread.h>
 #include <semaphore.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <sys/epoll.h>
+#include <sys/file.h>
+#include <sys/resource.h>
+#include <sys/select.h>
+#include <sys/sendfile.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
 #include <time.h>
 
 struct gt_real {
@@ -58,6 +69,59 @@ struct gt_real {
 	int (*usleep)(useconds_t);
 	unsigned (*sleep)(unsigned);
 	int (*sched_yield)(void);
+
+	/* I/O and other calls that may wait in the kernel. */
+	ssize_t (*read)(int, void *, size_t);
+	ssize_t (*readv)(int, const struct iovec *, int);
+	ssize_t (*pread)(int, void *, size_t, off_t);
+	ssize_t (*preadv)(int, const struct iovec *, int, off_t);
+	ssize_t (*write)(int, const void *, size_t);
+	ssize_t (*writev)(int, const struct iovec *, int);
+	ssize_t (*pwrite)(int, const void *, size_t, off_t);
+	ssize_t (*pwritev)(int, const struct iovec *, int, off_t);
+	ssize_t (*recv)(int, void *, size_t, int);
+	ssize_t (*recvfrom)(int, void *, size_t, int, struct sockaddr *, socklen_t *);
+	ssize_t (*recvmsg)(int, struct msghdr *, int);
+	int (*recvmmsg)(int, struct mmsghdr *, unsigned, int, struct timespec *);
+	ssize_t (*send)(int, const void *, size_t, int);
+	ssize_t (*sendto)(int, const void *, size_t, int, const struct sockaddr *, socklen_t);
+	ssize_t (*sendmsg)(int, const struct msghdr *, int);
+	int (*sendmmsg)(int, struct mmsghdr *, unsigned, int);
+	int (*accept)(int, struct sockaddr *, socklen_t *);
+	int (*accept4)(int, struct sockaddr *, socklen_t *, int);
+	int (*connect)(int, const struct sockaddr *, socklen_t);
+	int (*poll)(struct pollfd *, nfds_t, int);
+	int (*ppoll)(struct pollfd *, nfds_t, const struct timespec *, const sigset_t *);
+	int (*select)(int, fd_set *, fd_set *, fd_set *, struct timeval *);
+	int (*pselect)(int, fd_set *, fd_set *, fd_set *, const struct timespec *, const sigset_t *);
+	int (*epoll_wait)(int, struct epoll_event *, int, int);
+	int (*epoll_pwait)(int, struct epoll_event *, int, int, const sigset_t *);
+	int (*open)(const char *, int, ...);
+	int (*openat)(int, const char *, int, ...);
+	int (*creat)(const char *, mode_t);
+	int (*fsync)(int);
+	int (*fdatasync)(int);
+	int (*flock)(int, int);
+	int (*fcntl)(int, int, ...);
+	ssize_t (*sendfile)(int, int, off_t *, size_t);
+	ssize_t (*splice)(int, off_t *, int, off_t *, size_t, unsigned);
+	pid_t (*waitpid)(pid_t, int *, int);
+	pid_t (*wait)(int *);
+	pid_t (*wait4)(pid_t, int *, int, struct rusage *);
+	int (*waitid)(idtype_t, id_t, siginfo_t *, int);
+	int (*system)(const char *);
+	int (*pclose)(FILE *);
+	int (*close)(int);
+	int (*dup)(int);
+	int (*dup2)(int, int);
+	int (*dup3)(int, int, int);
+	int (*socket)(int, int, int);
+	int (*socketpair)(int, int, int, int[2]);
+	int (*pipe)(int[2]);
+	int (*pipe2)(int[2], int);
+	FILE *(*fopen)(const char *, const char *);
+	FILE *(*fdopen)(int, const char *);
+	int (*fclose)(FILE *);
 };
 
 extern struct gt_real gt_real;

@@ -68,6 +68,13 @@ struct gt_thread {
 	uint32_t block_n;
 	uintptr_t block_pcs[GT_MAX_FRAMES];
 
+	/* A call that may wait in the kernel (read, poll, waitpid ...): its
+	 * start time while it runs, or GT_CALL_CLAIMED / GT_CALL_CONVERTED
+	 * when the flusher has written its beginning (core/emit.h). */
+	_Atomic uint64_t call_t0;
+	uint8_t call_kind;
+	uintptr_t call_site, call_caller;
+
 	/* Thread start routine (exact pc) when the thread came through our
 	 * pthread_create, else 0. */
 	uintptr_t start_pc;

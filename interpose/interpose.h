@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "../core/emit.h"
+#include "../core/fdkind.h"
 #include "../core/real.h"
 
 /* Wrappers are the only symbols the library exports. */
@@ -17,5 +18,25 @@
 
 /* The wrapper's caller, for a waker's two-frame stack. */
 #define GT_CALLER() ((uintptr_t)__builtin_return_address(0))
+
+/* A call that may wait in the kernel, recorded only when it did wait
+ * (core/emit.h, gt_call_begin/end). */
+#define GT_WAIT_CALL(kind, site, call)                                   \
+	do {                                                             \
+		struct gt_thread *t = gt_enter();                        \
+		if (!t)                                                  \
+			return call;                                     \
+		gt_call_begin(t, (kind), GT_SITE(site), GT_CALLER());    \
+		__typeof__(call) r_ = call;                              \
+		gt_call_end(t);                                          \
+		return r_;                                               \
+	} while (0)
+
+/* Reads and writes wait on the network when the descriptor is a socket,
+ * in a system call otherwise (pipes, ttys, files). */
+static inline int gt_fd_call_kind(int fd)
+{
+	return gt_fdkind(fd) == GT_FD_SOCKET ? GT_CALL_NETWORK : GT_CALL_SYSCALL;
+}
 
 #endif

@@ -1,0 +1,57 @@
+/* io.c — read and write family: a wait on a socket is GoBlock("network"), on
+ * anything else a system call (GoSyscallBegin/End). Calls that return at
+ * once record nothing. */
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "interpose.h"
+
+GT_EXPORT ssize_t read(int fd, void *buf, size_t n)
+{
+	GT_WAIT_CALL(gt_fd_call_kind(fd), read, GT_REAL(read)(fd, buf, n));
+}
+
+GT_EXPORT ssize_t readv(int fd, const struct iovec *iov, int cnt)
+{
+	GT_WAIT_CALL(gt_fd_call_kind(fd), readv, GT_REAL(readv)(fd, iov, cnt));
+}
+
+GT_EXPORT ssize_t pread(int fd, void *buf, size_t n, off_t off)
+{
+	GT_WAIT_CALL(gt_fd_call_kind(fd), pread, GT_REAL(pread)(fd, buf, n, off));
+}
+
+GT_EXPORT ssize_t pread64(int fd, void *buf, size_t n, off_t off)
+{
+	GT_WAIT_CALL(gt_fd_call_kind(fd), pread64, GT_REAL(pread)(fd, buf, n, off));
+}
+
+GT_EXPORT ssize_t preadv(int fd, const struct iovec *iov, int cnt, off_t off)
+{
+	GT_WAIT_CALL(gt_fd_call_kind(fd), preadv, GT_REAL(preadv)(fd, iov, cnt, off));
+}
+
+GT_EXPORT ssize_t write(int fd, const void *buf, size_t n)
+{
+	GT_WAIT_CALL(gt_fd_call_kind(fd), write, GT_REAL(write)(fd, buf, n));
+}
+
+GT_EXPORT ssize_t writev(int fd, const struct iovec *iov, int cnt)
+{
+	GT_WAIT_CALL(gt_fd_call_kind(fd), writev, GT_REAL(writev)(fd, iov, cnt));
+}
+
+GT_EXPORT ssize_t pwrite(int fd, const void *buf, size_t n, off_t off)
+{
+	GT_WAIT_CALL(gt_fd_call_kind(fd), pwrite, GT_REAL(pwrite)(fd, buf, n, off));
+}
+
+GT_EXPORT ssize_t pwrite64(int fd, const void *buf, size_t n, off_t off)
+{
+	GT_WAIT_CALL(gt_fd_call_kind(fd), pwrite64, GT_REAL(pwrite)(fd, buf, n, off));
+}
+
+GT_EXPORT ssize_t pwritev(int fd, const struct iovec *iov, int cnt, off_t off)
+{
+	GT_WAIT_CALL(gt_fd_call_kind(fd), pwritev, GT_REAL(pwritev)(fd, iov, cnt, off));
+}

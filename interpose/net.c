@@ -1,0 +1,142 @@
+/* net.c — socket calls and readiness waits: a wait is GoBlock("network").
+ * poll and select wait on the network when any descriptor they watch is a
+ * socket, else in a system call; epoll waits count as network waits. */
+/* glibc declares poll's array write-only; we read the caller's fds before
+ * the call, which GCC then takes for a read of uninitialized memory. */
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+
+#include <poll.h>
+#include <sys/epoll.h>
+#include <sys/select.h>
+#include <sys/socket.h>
+
+#include "interpose.h"
+
+
+/* Looking at more descriptors than this to classify a wait is not worth it. */
+#define CLASSIFY_MAX 64
+
+static int poll_kind(const struct pollfd *fds, nfds_t n)
+{
+	for (nfds_t i = 0; i < n && i < CLASSIFY_MAX; i++)
+		if (fds[i].fd >= 0 && gt_fdkind(fds[i].fd) == GT_FD_SOCKET)
+			return GT_CALL_NETWORK;
+	return GT_CALL_SYSCALL;
+}
+
+static int select_kind(int nfds, const fd_set *r, const fd_set *w, const fd_set *e)
+{
+	int seen = 0;
+	for (int fd = 0; fd < nfds && fd < FD_SETSIZE && seen < CLASSIFY_MAX; fd++) {
+		if ((r && FD_ISSET(fd, r)) || (w && FD_ISSET(fd, w)) || (e && FD_ISSET(fd, e))) {
+			if (gt_fdkind(fd) == GT_FD_SOCKET)
+				return GT_CALL_NETWORK;
+			seen++;
+		}
+	}
+	return GT_CALL_SYSCALL;
+}
+
+GT_EXPORT ssize_t recv(int fd, void *buf, size_t n, int flags)
+{
+	GT_WAIT_CALL(GT_CALL_NETWORK, recv, GT_REAL(recv)(fd, buf, n, flags));
+}
+
+GT_EXPORT ssize_t recvfrom(int fd, void *buf, size_t n, int flags, struct sockaddr *a, socklen_t *al)
+{
+	GT_WAIT_CALL(GT_CALL_NETWORK, recvfrom, GT_REAL(recvfrom)(fd, buf, n, flags, a, al));
+}
+
+GT_EXPORT ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
+{
+	GT_WAIT_CALL(GT_CALL_NETWORK, recvmsg, GT_REAL(recvmsg)(fd, msg, flags));
+}
+
+GT_EXPORT int recvmmsg(int fd, struct mmsghdr *v, unsigned n, int flags, struct timespec *timeout)
+{
+	GT_WAIT_CALL(GT_CALL_NETWORK, recvmmsg, GT_REAL(recvmmsg)(fd, v, n, flags, timeout));
+}
+
+GT_EXPORT ssize_t send(int fd, const void *buf, size_t n, int flags)
+{
+	GT_WAIT_CALL(GT_CALL_NETWORK, send, GT_REAL(send)(fd, buf, n, flags));
+}
+
+GT_EXPORT ssize_t sendto(int fd, const void *buf, size_t n, int flags, const struct sockaddr *a, socklen_t al)
+{
+	GT_WAIT_CALL(GT_CALL_NETWORK, sendto, GT_REAL(sendto)(fd, buf, n, flags, a, al));
+}
+
+GT_EXPORT ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
+{
+	GT_WAIT_CALL(GT_CALL_NETWORK, sendmsg, GT_REAL(sendmsg)(fd, msg, flags));
+}
+
+GT_EXPORT int sendmmsg(int fd, struct mmsghdr *v, unsigned n, int flags)
+{
+	GT_WAIT_CALL(GT_CALL_NETWORK, sendmmsg, GT_REAL(sendmmsg)(fd, v, n, flags));
+}
+
+/* accept's result is a socket: cache it. */
+#define ACCEPTED(call)                                  \
+	do {                                            \
+		int fd_ = call;                         \
+		if (fd_ >= 0)                           \
+			gt_fdkind_set(fd_, GT_FD_SOCKET); \
+		return fd_;                             \
+	} while (0)
+
+static int accept_traced(int fd, struct sockaddr *a, socklen_t *al)
+{
+	GT_WAIT_CALL(GT_CALL_NETWORK, accept, GT_REAL(accept)(fd, a, al));
+}
+
+static int accept4_traced(int fd, struct sockaddr *a, socklen_t *al, int flags)
+{
+	GT_WAIT_CALL(GT_CALL_NETWORK, accept4, GT_REAL(accept4)(fd, a, al, flags));
+}
+
+GT_EXPORT int accept(int fd, struct sockaddr *a, socklen_t *al)
+{
+	ACCEPTED(accept_traced(fd, a, al));
+}
+
+GT_EXPORT int accept4(int fd, struct sockaddr *a, socklen_t *al, int flags)
+{
+	ACCEPTED(accept4_traced(fd, a, al, flags));
+}
+
+GT_EXPORT int connect(int fd, const struct sockaddr *a, socklen_t al)
+{
+	GT_WAIT_CALL(GT_CALL_NETWORK, connect, GT_REAL(connect)(fd, a, al));
+}
+
+GT_EXPORT int poll(struct pollfd *fds, nfds_t n, int timeout)
+{
+	GT_WAIT_CALL(poll_kind(fds, n), poll, GT_REAL(poll)(fds, n, timeout));
+}
+
+GT_EXPORT int ppoll(struct pollfd *fds, nfds_t n, const struct timespec *ts, const sigset_t *mask)
+{
+	GT_WAIT_CALL(poll_kind(fds, n), ppoll, GT_REAL(ppoll)(fds, n, ts, mask));
+}
+
+GT_EXPORT int select(int nfds, fd_set *r, fd_set *w, fd_set *e, struct timeval *tv)
+{
+	GT_WAIT_CALL(select_kind(nfds, r, w, e), select, GT_REAL(select)(nfds, r, w, e, tv));
+}
+
+GT_EXPORT int pselect(int nfds, fd_set *r, fd_set *w, fd_set *e, const struct timespec *ts, const sigset_t *mask)
+{
+	GT_WAIT_CALL(select_kind(nfds, r, w, e), pselect, GT_REAL(pselect)(nfds, r, w, e, ts, mask));
+}
+
+GT_EXPORT int epoll_wait(int epfd, struct epoll_event *ev, int max, int timeout)
+{
+	GT_WAIT_CALL(GT_CALL_NETWORK, epoll_wait, GT_REAL(epoll_wait)(epfd, ev, max, timeout));
+}
+
+GT_EXPORT int epoll_pwait(int epfd, struct epoll_event *ev, int max, int timeout, const sigset_t *mask)
+{
+	GT_WAIT_CALL(GT_CALL_NETWORK, epoll_pwait, GT_REAL(epoll_pwait)(epfd, ev, max, timeout, mask));
+}
