@@ -133,6 +133,7 @@ static int open_trace(const struct gt_config *cfg)
 		return -1;
 	}
 	gt.fd = fd;
+	gt.pid = (int)pid;
 	return 0;
 }
 

@@ -67,6 +67,7 @@ struct gt_tracer {
 	int format;            /* GOTRACE_FORMAT: 23 or 26 */
 	char out_path[4096];   /* GOTRACE_OUT, %p expanded */
 	int fd;                /* the trace file, -1 when none */
+	int pid;               /* the process that owns it (not a vfork child) */
 	uint64_t out_dev, out_ino; /* its identity, checked before writes */
 
 	/* The library's own mapping, skipped when unwinding. */
