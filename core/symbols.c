@@ -22,6 +22,8 @@
  *      their names and DIEs point into. */
 #include "symbols.h"
 
+#include "hash.h"
+
 #include <dlfcn.h>
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -68,15 +70,7 @@ struct gt_symbolizer {
 
 /* ---- hashing and the string table ---- */
 
-static uint64_t mix64(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ULL;
-	x ^= x >> 33;
-	return x;
-}
+#define mix64 gt_mix
 
 static uint64_t str_hash(const char *p)
 {

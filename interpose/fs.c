@@ -16,10 +16,16 @@ static int fresh(int fd)
 	return fd;
 }
 
-static int takes_mode(int flags)
-{
-	return (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE;
-}
+/* The optional mode argument of open/openat: there only with O_CREAT or
+ * O_TMPFILE. */
+#define MODE_ARG(mode, flags)                                                \
+	mode_t mode = 0;                                                     \
+	if (((flags) & O_CREAT) || ((flags) & O_TMPFILE) == O_TMPFILE) {     \
+		va_list ap_;                                                 \
+		va_start(ap_, flags);                                        \
+		mode = (mode_t)va_arg(ap_, int);                             \
+		va_end(ap_);                                                 \
+	}
 
 static int open_traced(const char *path, int flags, mode_t mode)
 {
@@ -33,49 +39,25 @@ static int openat_traced(int dirfd, const char *path, int flags, mode_t mode)
 
 GT_EXPORT int open(const char *path, int flags, ...)
 {
-	mode_t mode = 0;
-	if (takes_mode(flags)) {
-		va_list ap;
-		va_start(ap, flags);
-		mode = (mode_t)va_arg(ap, int);
-		va_end(ap);
-	}
+	MODE_ARG(mode, flags);
 	return fresh(open_traced(path, flags, mode));
 }
 
 GT_EXPORT int open64(const char *path, int flags, ...)
 {
-	mode_t mode = 0;
-	if (takes_mode(flags)) {
-		va_list ap;
-		va_start(ap, flags);
-		mode = (mode_t)va_arg(ap, int);
-		va_end(ap);
-	}
+	MODE_ARG(mode, flags);
 	return fresh(open_traced(path, flags, mode));
 }
 
 GT_EXPORT int openat(int dirfd, const char *path, int flags, ...)
 {
-	mode_t mode = 0;
-	if (takes_mode(flags)) {
-		va_list ap;
-		va_start(ap, flags);
-		mode = (mode_t)va_arg(ap, int);
-		va_end(ap);
-	}
+	MODE_ARG(mode, flags);
 	return fresh(openat_traced(dirfd, path, flags, mode));
 }
 
 GT_EXPORT int openat64(int dirfd, const char *path, int flags, ...)
 {
-	mode_t mode = 0;
-	if (takes_mode(flags)) {
-		va_list ap;
-		va_start(ap, flags);
-		mode = (mode_t)va_arg(ap, int);
-		va_end(ap);
-	}
+	MODE_ARG(mode, flags);
 	return fresh(openat_traced(dirfd, path, flags, mode));
 }
 
