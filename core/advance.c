@@ -14,6 +14,7 @@
 #include "advance.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,7 @@
 #include "chunk.h"
 #include "clock.h"
 #include "emit.h"
+#include "heap.h"
 #include "log.h"
 #include "stack.h"
 #include "symbols.h"
@@ -310,6 +312,71 @@ static void dump_string(void *ctx, const struct gt_idmap_entry *e)
 	gt_batch_string(&d->tb.b, e->id, (const char *)e->key, e->len);
 }
 
+/* --- heap tables (docs/heap.md) ------------------------------------------- */
+
+struct type_dump {
+	struct out *o;
+	struct gt_batch b;
+	int open;
+	uint64_t gen, ts;
+};
+
+#define TYPE_ENTRY_MAX (5 * GT_UVARINT_MAX + 32)
+
+static int type_room(struct type_dump *d)
+{
+	if (d->open && gt_batch_room(&d->b) >= TYPE_ENTRY_MAX)
+		return 0;
+	if (d->open)
+		out_add(d->o, d->b.mem, gt_batch_finish(&d->b));
+	uint8_t *mem = out_own(d->o, TBATCH_CAP);
+	if (!mem)
+		return -1;
+	gt_batch_begin_exp(&d->b, mem, TBATCH_CAP, GT_EXP_ALLOCFREE, d->gen, GT_NO_THREAD, d->ts);
+	gt_batch_byte(&d->b, GT_ALLOCFREE_TYPES);
+	d->open = 1;
+	return 0;
+}
+
+static void dump_type(void *ctx, const struct gt_idmap_entry *e)
+{
+	struct type_dump *d = ctx;
+	const uintptr_t *key = (const uintptr_t *)e->key; /* { size, stack id } */
+	if (type_room(d) != 0)
+		return;
+	char name[32];
+	int n = snprintf(name, sizeof name, "malloc %llu", (unsigned long long)key[0]);
+	gt_batch_uvarint(&d->b, e->id);
+	gt_batch_uvarint(&d->b, key[1]);
+	gt_batch_uvarint(&d->b, key[0]);
+	gt_batch_uvarint(&d->b, 0);
+	gt_batch_uvarint(&d->b, (uint64_t)n);
+	gt_batch_bytes(&d->b, name, (size_t)n);
+}
+
+/* dump_heap_tables writes the info batch and the type table of generation
+ * old (only when heap events are on). */
+static void dump_heap_tables(struct out *o, uint64_t old, uint64_t ts)
+{
+	if (!gt.malloc_events)
+		return;
+	uint8_t *mem = out_own(o, 128);
+	if (mem) {
+		struct gt_batch b;
+		gt_batch_begin_exp(&b, mem, 128, GT_EXP_ALLOCFREE, old, GT_NO_THREAD, ts);
+		gt_batch_byte(&b, GT_ALLOCFREE_INFO);
+		gt_batch_uvarint(&b, GT_HEAP_MIN_ADDR);
+		gt_batch_uvarint(&b, 4096);
+		gt_batch_uvarint(&b, GT_HEAP_ALIGN);
+		gt_batch_uvarint(&b, 0);
+		out_add(o, b.mem, gt_batch_finish(&b));
+	}
+	struct type_dump d = { .o = o, .gen = old, .ts = ts };
+	gt_idmap_each(&gt.types[old & 1].map, dump_type, &d);
+	if (d.open)
+		out_add(o, d.b.mem, gt_batch_finish(&d.b));
+}
+
 /* --- the switch ------------------------------------------------------------ */
 
 static void fence_all_threads(void)
@@ -400,24 +467,6 @@ void gt_advance(int final)
 	 * time of its batches; the sync batch's base is the switch time. */
 	out_add(&o, sync, synclen);
 
-	/* Event batches, each thread's in the order it wrote them. */
-	for (size_t i = 0; i < cs.n; i++)
-		out_add(&o, cs.v[i]->b.mem, gt_batch_finish(&cs.v[i]->b));
-	int events = cs.n > 0;
-
-	/* Tails of the threads (statuses of quiet threads, pending calls). */
-	for (int i = 0; i < tails.n; i++)
-		out_add(&o, tails.iov[i].iov_base, tails.iov[i].iov_len);
-	events |= tail_events;
-	if (!events) {
-		struct tbatch tb = { .o = &o, .gen = old, .m = GT_NO_THREAD, .ts = ts };
-		if (tb_room(&tb, 64) == 0) {
-			uint64_t a[2] = { IDLE_PROC_ID, GT_P_IDLE };
-			gt_batch_event(&tb.b, GT_EV_PROC_STATUS, ts, 2, a);
-			tb_close(&tb);
-		}
-	}
-
 	/* Stacks, then strings (symbolizing creates strings). */
 	struct gt_strtab *strings = &gt.strings[old & 1];
 	if (!symbolizer)
@@ -436,6 +485,26 @@ void gt_advance(int final)
 	gt_idmap_each(&strings->map, dump_string, &strd);
 	tb_close(&strd.tb);
 
+	dump_heap_tables(&o, old, ts);
+
+	/* Event batches after the tables, so a streaming reader has them
+	 * first (docs/heap.md): each thread's in the order it wrote them, then
+	 * the threads' tails (statuses of quiet threads, pending calls). */
+	for (size_t i = 0; i < cs.n; i++)
+		out_add(&o, cs.v[i]->b.mem, gt_batch_finish(&cs.v[i]->b));
+	int events = cs.n > 0;
+	for (int i = 0; i < tails.n; i++)
+		out_add(&o, tails.iov[i].iov_base, tails.iov[i].iov_len);
+	events |= tail_events;
+	if (!events) {
+		struct tbatch tb = { .o = &o, .gen = old, .m = GT_NO_THREAD, .ts = ts };
+		if (tb_room(&tb, 64) == 0) {
+			uint64_t a[2] = { IDLE_PROC_ID, GT_P_IDLE };
+			gt_batch_event(&tb.b, GT_EV_PROC_STATUS, ts, 2, a);
+			tb_close(&tb);
+		}
+	}
+
 	static const uint8_t eog = GT_EV_END_OF_GENERATION;
 	if (gt.format >= 26)
 		out_add(&o, (void *)&eog, 1);
@@ -443,6 +512,7 @@ void gt_advance(int final)
 	write_out(&o);
 
 	gt_stacktab_reset(&gt.stacks[old & 1]);
+	gt_typetab_reset(&gt.types[old & 1]);
 	gt_strtab_reset(strings);
 	for (size_t i = 0; i < cs.n; i++)
 		gt_chunk_put(cs.v[i]);

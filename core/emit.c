@@ -6,43 +6,13 @@
 
 #include "../encoder/writer.h"
 #include "chunk.h"
+#include "section.h"
 #include "hash.h"
 #include "clock.h"
 #include "log.h"
 #include "stack.h"
 
-/* Bytes every write section may use without checking again: the largest
- * sequence one section writes (announcement + event) is ~200 bytes. */
-#define SECTION_ROOM 384
-
-/* An open write section of thread t in generation gen, writing into b. */
-struct section {
-	struct gt_thread *t;
-	uint64_t gen;
-	struct gt_batch *b;
-};
-
-static inline uint64_t section_enter(struct gt_thread *t)
-{
-	uint32_t s = atomic_load_explicit(&t->wseq, memory_order_relaxed);
-	atomic_store_explicit(&t->wseq, s + 1, memory_order_relaxed);
-	/* The flag store must be visible before the generation load (the
-	 * flusher stores the generation, then reads the flags). With
-	 * membarrier the flusher's barrier orders both for us. */
-	if (gt.asym_fence)
-		atomic_signal_fence(memory_order_seq_cst);
-	else
-		atomic_thread_fence(memory_order_seq_cst);
-	return atomic_load_explicit(&gt.gen, memory_order_acquire);
-}
-
-static inline void section_leave(struct gt_thread *t)
-{
-	uint32_t s = atomic_load_explicit(&t->wseq, memory_order_relaxed);
-	atomic_store_explicit(&t->wseq, s + 1, memory_order_release);
-}
-
-static struct gt_batch *room_slow(struct gt_thread *t, uint64_t gen, uint64_t ts)
+struct gt_batch *gt_room_slow(struct gt_thread *t, uint64_t gen, uint64_t ts)
 {
 	struct gt_chunk *c = t->chunk[gen & 1];
 	if (c) {
@@ -64,43 +34,6 @@ static struct gt_batch *room_slow(struct gt_thread *t, uint64_t gen, uint64_t ts
 	gt_batch_begin(&c->b, c->data, GT_CHUNK_DATA, gen, t->m, ts);
 	t->chunk[gen & 1] = c;
 	return &c->b;
-}
-
-static inline struct gt_batch *room(struct gt_thread *t, uint64_t gen, uint64_t ts)
-{
-	struct gt_chunk *c = t->chunk[gen & 1];
-	if (__builtin_expect(c && gt_batch_room(&c->b) >= SECTION_ROOM, 1))
-		return &c->b;
-	return room_slow(t, gen, ts);
-}
-
-static inline void ev0(struct gt_batch *b, uint8_t type, uint64_t ts)
-{
-	gt_batch_event(b, type, ts, 0, NULL);
-}
-
-static inline void ev1(struct gt_batch *b, uint8_t type, uint64_t ts, uint64_t a)
-{
-	gt_batch_event(b, type, ts, 1, &a);
-}
-
-static inline void ev2(struct gt_batch *b, uint8_t type, uint64_t ts, uint64_t a, uint64_t c)
-{
-	uint64_t args[2] = { a, c };
-	gt_batch_event(b, type, ts, 2, args);
-}
-
-static inline void ev3(struct gt_batch *b, uint8_t type, uint64_t ts, uint64_t a, uint64_t c, uint64_t d)
-{
-	uint64_t args[3] = { a, c, d };
-	gt_batch_event(b, type, ts, 3, args);
-}
-
-static inline void ev4(struct gt_batch *b, uint8_t type, uint64_t ts, uint64_t a, uint64_t c, uint64_t d,
-		       uint64_t e)
-{
-	uint64_t args[4] = { a, c, d, e };
-	gt_batch_event(b, type, ts, 4, args);
 }
 
 /* proc_status writes the P's status once per generation. */
@@ -153,7 +86,7 @@ static void born(struct section *s, uint8_t state)
 
 /* section_open enters a write section for an announced thread and makes
  * room for SECTION_ROOM bytes stamped no earlier than ts. */
-static int section_open(struct section *s, struct gt_thread *t, uint64_t ts)
+int gt_section_open(struct section *s, struct gt_thread *t, uint64_t ts)
 {
 	s->t = t;
 	s->gen = section_enter(t);
@@ -167,10 +100,6 @@ static int section_open(struct section *s, struct gt_thread *t, uint64_t ts)
 	return 1;
 }
 
-static inline void section_close(struct section *s)
-{
-	section_leave(s->t);
-}
 
 /* label writes GoLabel for a pending pthread_setname_np. pre: running G. */
 static void label(struct section *s, uint64_t ts)
@@ -198,7 +127,7 @@ static int adopt(struct gt_thread *t)
 		return -1;
 	uint64_t ts = gt_now();
 	struct section s;
-	if (!section_open(&s, t, ts))
+	if (!gt_section_open(&s, t, ts))
 		return -1;
 	ev1(s.b, GT_EV_GO_CREATE_SYSCALL, ts, t->g);
 	proc_status(&s, ts, GT_P_IDLE);
@@ -214,23 +143,30 @@ static int adopt(struct gt_thread *t)
 
 /* ready makes sure the thread is announced and running; 0 when the event
  * may be written. */
-static inline int ready(struct gt_thread *t)
+int gt_ready(struct gt_thread *t)
 {
-	if (__builtin_expect(t->state == GT_T_NONE, 0))
-		return adopt(t);
+	if (__builtin_expect(t->state == GT_T_NONE, 0) && adopt(t) != 0)
+		return -1;
 	return t->state == GT_T_RUNNING ? 0 : -1;
+}
+
+int gt_announced(struct gt_thread *t)
+{
+	if (__builtin_expect(t->state == GT_T_NONE, 0) && adopt(t) != 0)
+		return -1;
+	return t->state != GT_T_NONE && t->state != GT_T_DEAD && t->p ? 0 : -1;
 }
 
 int gt_block(struct gt_thread *t, enum gt_str reason, uintptr_t site, uintptr_t key)
 {
 	int saved = errno, done = 0;
 	t->inside++;
-	if (ready(t) != 0)
+	if (gt_ready(t) != 0)
 		goto out;
 	t->block_n = gt_stack_capture(t->block_pcs, gt.max_frames ? gt.max_frames : 1, site);
 	uint64_t ts = gt_now();
 	struct section s;
-	if (!section_open(&s, t, ts))
+	if (!gt_section_open(&s, t, ts))
 		goto out;
 	label(&s, ts);
 	uint64_t stk = gt_stack_id(t, s.gen, t->block_pcs, t->block_n);
@@ -274,7 +210,7 @@ void gt_unblock(struct gt_thread *t, int woken)
 	if (woken && key)
 		wn = gt_wake_find(key, t->block_ts, now, wpcs, &uts);
 	struct section s;
-	if (!section_open(&s, t, uts))
+	if (!gt_section_open(&s, t, uts))
 		goto out;
 	uint64_t stk = wn ? gt_stack_id(t, s.gen, wpcs, wn) : gt_stack_id(t, s.gen, t->block_pcs, t->block_n);
 	wake_self(&s, uts, now, stk);
@@ -292,11 +228,11 @@ void gt_waited(struct gt_thread *t, enum gt_str reason, uintptr_t site, uint64_t
 		return;
 	int saved = errno;
 	t->inside++;
-	if (ready(t) != 0)
+	if (gt_ready(t) != 0)
 		goto out;
 	t->block_n = gt_stack_capture(t->block_pcs, gt.max_frames ? gt.max_frames : 1, site);
 	struct section s;
-	if (!section_open(&s, t, t0))
+	if (!gt_section_open(&s, t, t0))
 		goto out;
 	label(&s, t0);
 	uint64_t stk = gt_stack_id(t, s.gen, t->block_pcs, t->block_n);
@@ -320,13 +256,13 @@ void gt_yield_begin(struct gt_thread *t, uintptr_t site)
 {
 	int saved = errno;
 	t->inside++;
-	if (ready(t) != 0)
+	if (gt_ready(t) != 0)
 		goto out;
 	uintptr_t pcs[GT_MAX_FRAMES];
 	unsigned n = gt_stack_capture(pcs, gt.max_frames ? gt.max_frames : 1, site);
 	uint64_t ts = gt_now();
 	struct section s;
-	if (!section_open(&s, t, ts))
+	if (!gt_section_open(&s, t, ts))
 		goto out;
 	ev2(s.b, GT_EV_GO_STOP, ts, GT_STR_YIELD, gt_stack_id(t, s.gen, pcs, n));
 	t->state = GT_T_RUNNABLE;
@@ -344,7 +280,7 @@ void gt_yield_end(struct gt_thread *t)
 	t->inside++;
 	uint64_t ts = gt_now();
 	struct section s;
-	if (section_open(&s, t, ts)) {
+	if (gt_section_open(&s, t, ts)) {
 		ev2(s.b, GT_EV_GO_START, ts, t->g, ++t->g_seq);
 		t->state = GT_T_RUNNING;
 		section_close(&s);
@@ -363,13 +299,13 @@ uint64_t gt_create(struct gt_thread *t, uint64_t new_g, uintptr_t start_pc, uint
 	int saved = errno;
 	uint64_t gen = 0;
 	t->inside++;
-	if (ready(t) != 0)
+	if (gt_ready(t) != 0)
 		goto out;
 	uintptr_t pcs[GT_MAX_FRAMES];
 	unsigned n = gt_stack_capture(pcs, gt.max_frames ? gt.max_frames : 1, site);
 	uint64_t ts = gt_now();
 	struct section s;
-	if (!section_open(&s, t, ts))
+	if (!gt_section_open(&s, t, ts))
 		goto out;
 	label(&s, ts);
 	uint64_t new_stk = gt_stack_id(t, s.gen, &start_pc, 1);
@@ -392,7 +328,7 @@ void gt_thread_begin(struct gt_thread *t, uint64_t g, uintptr_t start_pc, uint64
 		goto out;
 	uint64_t ts = gt_now();
 	struct section s;
-	if (!section_open(&s, t, ts))
+	if (!gt_section_open(&s, t, ts))
 		goto out;
 	proc_status(&s, ts, GT_P_IDLE);
 	ev2(s.b, GT_EV_PROC_START, ts, t->p->id, ++t->p->seq);
@@ -416,7 +352,7 @@ void gt_main_begin(struct gt_thread *t)
 		goto out;
 	uint64_t ts = gt_now();
 	struct section s;
-	if (!section_open(&s, t, ts))
+	if (!gt_section_open(&s, t, ts))
 		goto out;
 	proc_status(&s, ts, GT_P_RUNNING);
 	uintptr_t main_pc = GT_PC_MAIN;
@@ -444,7 +380,7 @@ void gt_thread_end(struct gt_thread *t)
 		gt_release((uintptr_t)t->self, t->start_pc, 0); /* wakes joiners */
 	uint64_t ts = gt_now();
 	struct section s;
-	if (!section_open(&s, t, ts))
+	if (!gt_section_open(&s, t, ts))
 		goto out;
 	switch (t->state) {
 	case GT_T_BLOCKED: /* cancelled in a wait */
@@ -475,10 +411,10 @@ void gt_label(struct gt_thread *t, pthread_t th, const char *name)
 	int saved = errno;
 	t->inside++;
 	gt_thread_set_label(th, name);
-	if (pthread_equal(th, pthread_self()) && ready(t) == 0) {
+	if (pthread_equal(th, pthread_self()) && gt_ready(t) == 0) {
 		uint64_t ts = gt_now();
 		struct section s;
-		if (section_open(&s, t, ts)) {
+		if (gt_section_open(&s, t, ts)) {
 			label(&s, ts);
 			section_close(&s);
 		}
@@ -522,7 +458,7 @@ void gt_call_end(struct gt_thread *t)
 	}
 	struct section s;
 	if (v == GT_CALL_CONVERTED) {
-		if (!section_open(&s, t, now))
+		if (!gt_section_open(&s, t, now))
 			goto out;
 		if (t->state == GT_T_BLOCKED) {
 			wake_self(&s, now, now, gt_stack_id(t, s.gen, t->block_pcs, t->block_n));
@@ -535,7 +471,7 @@ void gt_call_end(struct gt_thread *t)
 	}
 	/* A wait worth showing that no generation switch saw: write it now. */
 	t->block_n = gt_stack_capture(t->block_pcs, gt.max_frames ? gt.max_frames : 1, t->call_site);
-	if (!section_open(&s, t, v))
+	if (!gt_section_open(&s, t, v))
 		goto out;
 	uint64_t stk = gt_stack_id(t, s.gen, t->block_pcs, t->block_n);
 	if (t->call_kind == GT_CALL_NETWORK) {

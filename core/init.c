@@ -158,9 +158,11 @@ __attribute__((constructor)) static void gt_init(void)
 	gt.max_frames = cfg.stacks;
 	gt.period_ns = cfg.period_ns;
 	gt.format = (int)cfg.format;
+	gt.malloc_events = cfg.malloc_events;
 	for (int i = 0; i < 2; i++) {
 		gt_strtab_init(&gt.strings[i]);
 		gt_stacktab_init(&gt.stacks[i]);
+		gt_typetab_init(&gt.types[i]);
 	}
 	if (open_trace(&cfg) != 0) {
 		self->inside--;

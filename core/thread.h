@@ -30,6 +30,12 @@ enum gt_tstate {
 
 #define GT_STACK_CACHE 64
 
+#define GT_TYPE_CACHE 64
+
+struct gt_type_cache_entry {
+	uint64_t gen, size, stack, id;
+};
+
 struct gt_stack_cache_entry {
 	uint64_t hash;
 	uint64_t gen;
@@ -86,6 +92,7 @@ struct gt_thread {
 	char label[16];
 
 	struct gt_stack_cache_entry stack_cache[GT_STACK_CACHE];
+	struct gt_type_cache_entry type_cache[GT_TYPE_CACHE];
 
 	/* Registry links, under gt.reg_lock. */
 	struct gt_thread *next, *prev;

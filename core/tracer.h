@@ -45,6 +45,7 @@
 #include "lock.h"
 #include "stacktab.h"
 #include "strtab.h"
+#include "typetab.h"
 
 struct gt_thread;
 struct gt_chunk;
@@ -65,6 +66,7 @@ struct gt_tracer {
 	unsigned max_frames;   /* GOTRACE_STACKS */
 	uint64_t period_ns;    /* GOTRACE_PERIOD */
 	int format;            /* GOTRACE_FORMAT: 23 or 26 */
+	int malloc_events;     /* GOTRACE_MALLOC */
 	char out_path[4096];   /* GOTRACE_OUT, %p expanded */
 	int fd;                /* the trace file, -1 when none */
 	int pid;               /* the process that owns it (not a vfork child) */
@@ -76,6 +78,7 @@ struct gt_tracer {
 	/* Per-generation tables, indexed by gen & 1. */
 	struct gt_strtab strings[2];
 	struct gt_stacktab stacks[2];
+	struct gt_typetab types[2];   /* heap types (docs/heap.md) */
 
 	/* Registered threads. Protected by reg_lock; a thread in a write
 	 * section never takes it (invariant 2). */

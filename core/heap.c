@@ -1,0 +1,86 @@
+/* heap.c — writing HeapObjectAlloc / HeapObjectFree and the HeapAlloc
+ * metric. */
+#include "heap.h"
+
+#include <errno.h>
+
+#include "clock.h"
+#include "hash.h"
+#include "section.h"
+#include "stack.h"
+
+/* Live bytes (malloc_usable_size) of the objects recorded so far. Frees of
+ * objects allocated before tracing began make it undercount, never below 0
+ * on the wire. */
+static _Atomic int64_t live_bytes;
+static _Atomic uint64_t metric_ts;
+
+static uint64_t type_id(struct gt_thread *t, uint64_t gen, uint64_t size, uint64_t stack)
+{
+	uint64_t h = gt_mix(size * 0x9e3779b97f4a7c15ull ^ stack);
+	struct gt_type_cache_entry *e = &t->type_cache[h & (GT_TYPE_CACHE - 1)];
+	if (e->gen == gen && e->size == size && e->stack == stack)
+		return e->id;
+	uint64_t id = gt_typetab_put(&gt.types[gen & 1], size, stack);
+	if (id) {
+		e->gen = gen;
+		e->size = size;
+		e->stack = stack;
+		e->id = id;
+	}
+	return id;
+}
+
+/* metric writes HeapAlloc when the last one is old enough. */
+static void metric(struct section *s, uint64_t ts)
+{
+	uint64_t last = atomic_load_explicit(&metric_ts, memory_order_relaxed);
+	if (ts - last < GT_HEAP_METRIC_NS ||
+	    !atomic_compare_exchange_strong_explicit(&metric_ts, &last, ts, memory_order_relaxed,
+						     memory_order_relaxed))
+		return;
+	int64_t live = atomic_load_explicit(&live_bytes, memory_order_relaxed);
+	ev1(s->b, GT_EV_HEAP_ALLOC, ts, live > 0 ? (uint64_t)live : 0);
+}
+
+void gt_heap_alloc(struct gt_thread *t, void *p, size_t size, size_t usable_size, uintptr_t site)
+{
+	int saved = errno;
+	t->inside++;
+	atomic_fetch_add_explicit(&live_bytes, (int64_t)usable_size, memory_order_relaxed);
+	if (gt_announced(t) != 0)
+		goto out;
+	uintptr_t pcs[GT_MAX_FRAMES];
+	unsigned n = gt_stack_capture(pcs, gt.max_frames ? gt.max_frames : 1, site);
+	uint64_t ts = gt_now();
+	struct section s;
+	if (!gt_section_open(&s, t, ts))
+		goto out;
+	uint64_t stk = gt_stack_id(t, s.gen, pcs, n);
+	uint64_t ty = type_id(t, s.gen, size, stk);
+	ev2(s.b, GT_EV_HEAP_OBJECT_ALLOC, ts, ((uintptr_t)p - GT_HEAP_MIN_ADDR) / GT_HEAP_ALIGN, ty);
+	metric(&s, ts);
+	section_close(&s);
+out:
+	t->inside--;
+	errno = saved;
+}
+
+void gt_heap_free(struct gt_thread *t, void *p, size_t usable_size)
+{
+	int saved = errno;
+	t->inside++;
+	atomic_fetch_sub_explicit(&live_bytes, (int64_t)usable_size, memory_order_relaxed);
+	if (gt_announced(t) != 0)
+		goto out;
+	uint64_t ts = gt_now();
+	struct section s;
+	if (!gt_section_open(&s, t, ts))
+		goto out;
+	ev1(s.b, GT_EV_HEAP_OBJECT_FREE, ts, ((uintptr_t)p - GT_HEAP_MIN_ADDR) / GT_HEAP_ALIGN);
+	metric(&s, ts);
+	section_close(&s);
+out:
+	t->inside--;
+	errno = saved;
+}

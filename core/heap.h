@@ -1,0 +1,31 @@
+/* heap.h — heap events (AllocFree experiment, docs/heap.md): what the malloc
+ * wrappers call after an allocation and before a free. */
+#ifndef GT_HEAP_H
+#define GT_HEAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "emit.h"
+
+/* Object ids: (address - GT_HEAP_MIN_ADDR) / GT_HEAP_ALIGN. */
+#define GT_HEAP_MIN_ADDR 0
+#define GT_HEAP_ALIGN 8
+/* The HeapAlloc metric is written at most this often. */
+#define GT_HEAP_METRIC_NS 10000000ull
+
+/* gt_heap_enter: like gt_enter, and heap events are on (GOTRACE_MALLOC). */
+static inline struct gt_thread *gt_heap_enter(void)
+{
+	struct gt_thread *t = gt_enter();
+	return t && gt.malloc_events ? t : NULL;
+}
+
+/* gt_heap_alloc: p (usable_size bytes) was allocated for size bytes by the
+ * allocation function at site. */
+void gt_heap_alloc(struct gt_thread *t, void *p, size_t size, size_t usable_size, uintptr_t site);
+
+/* gt_heap_free: p (usable_size bytes) is about to be freed. */
+void gt_heap_free(struct gt_thread *t, void *p, size_t usable_size);
+
+#endif

@@ -1,0 +1,101 @@
+/* section.h — the write section: what every event writer in core/ uses
+ * (see invariant 1 in tracer.h). Internal to the library. */
+#ifndef GT_SECTION_H
+#define GT_SECTION_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "../encoder/writer.h"
+#include "chunk.h"
+#include "thread.h"
+#include "tracer.h"
+
+/* Bytes every write section may use without checking again: the largest
+ * sequence one section writes (announcement + event) is ~200 bytes. */
+#define SECTION_ROOM 384
+
+/* An open write section of thread t in generation gen, writing into b. */
+struct section {
+	struct gt_thread *t;
+	uint64_t gen;
+	struct gt_batch *b;
+};
+
+static inline uint64_t section_enter(struct gt_thread *t)
+{
+	uint32_t s = atomic_load_explicit(&t->wseq, memory_order_relaxed);
+	atomic_store_explicit(&t->wseq, s + 1, memory_order_relaxed);
+	/* The flag store must be visible before the generation load (the
+	 * flusher stores the generation, then reads the flags). With
+	 * membarrier the flusher's barrier orders both for us. */
+	if (gt.asym_fence)
+		atomic_signal_fence(memory_order_seq_cst);
+	else
+		atomic_thread_fence(memory_order_seq_cst);
+	return atomic_load_explicit(&gt.gen, memory_order_acquire);
+}
+
+static inline void section_leave(struct gt_thread *t)
+{
+	uint32_t s = atomic_load_explicit(&t->wseq, memory_order_relaxed);
+	atomic_store_explicit(&t->wseq, s + 1, memory_order_release);
+}
+
+struct gt_batch *gt_room_slow(struct gt_thread *t, uint64_t gen, uint64_t ts);
+
+static inline struct gt_batch *room(struct gt_thread *t, uint64_t gen, uint64_t ts)
+{
+	struct gt_chunk *c = t->chunk[gen & 1];
+	if (__builtin_expect(c && gt_batch_room(&c->b) >= SECTION_ROOM, 1))
+		return &c->b;
+	return gt_room_slow(t, gen, ts);
+}
+
+static inline void ev0(struct gt_batch *b, uint8_t type, uint64_t ts)
+{
+	gt_batch_event(b, type, ts, 0, NULL);
+}
+
+static inline void ev1(struct gt_batch *b, uint8_t type, uint64_t ts, uint64_t a)
+{
+	gt_batch_event(b, type, ts, 1, &a);
+}
+
+static inline void ev2(struct gt_batch *b, uint8_t type, uint64_t ts, uint64_t a, uint64_t c)
+{
+	uint64_t args[2] = { a, c };
+	gt_batch_event(b, type, ts, 2, args);
+}
+
+static inline void ev3(struct gt_batch *b, uint8_t type, uint64_t ts, uint64_t a, uint64_t c, uint64_t d)
+{
+	uint64_t args[3] = { a, c, d };
+	gt_batch_event(b, type, ts, 3, args);
+}
+
+static inline void ev4(struct gt_batch *b, uint8_t type, uint64_t ts, uint64_t a, uint64_t c, uint64_t d,
+		       uint64_t e)
+{
+	uint64_t args[4] = { a, c, d, e };
+	gt_batch_event(b, type, ts, 4, args);
+}
+
+/* gt_section_open enters a write section for an announced thread, makes
+ * room, and re-states its statuses at its first event in a generation.
+ * Returns 0 (and leaves no section open) when memory ran out. */
+int gt_section_open(struct section *s, struct gt_thread *t, uint64_t ts);
+
+static inline void section_close(struct section *s)
+{
+	section_leave(s->t);
+}
+
+/* gt_ready announces the thread if it never was; 0 when it now runs its G. */
+int gt_ready(struct gt_thread *t);
+
+/* gt_announced announces the thread if it never was; 0 when it holds a P
+ * (enough for heap events and metrics, whatever its G does). */
+int gt_announced(struct gt_thread *t);
+
+#endif

@@ -1,0 +1,281 @@
+/* malloc.c — the malloc family as heap events (core/heap.h, docs/heap.md).
+ *
+ * The real functions are the next definitions after this library (glibc's,
+ * or an allocator the program loads, such as jemalloc). Looking them up with
+ * dlsym may itself allocate; until they are known, allocations come from a
+ * static bootstrap arena, whose blocks are never passed to the real free. */
+#include <dlfcn.h>
+#include <errno.h>
+#include <malloc.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../core/heap.h"
+#include "interpose.h"
+
+static struct {
+	void *(*malloc)(size_t);
+	void *(*calloc)(size_t, size_t);
+	void *(*realloc)(void *, size_t);
+	void *(*reallocarray)(void *, size_t, size_t);
+	void (*free)(void *);
+	int (*posix_memalign)(void **, size_t, size_t);
+	void *(*aligned_alloc)(size_t, size_t);
+	void *(*memalign)(size_t, size_t);
+	void *(*valloc)(size_t);
+	void *(*pvalloc)(size_t);
+	void (*free_sized)(void *, size_t);
+	void (*free_aligned_sized)(void *, size_t, size_t);
+	size_t (*usable)(void *);
+} real;
+
+/* --- bootstrap arena ------------------------------------------------------ */
+
+#define ARENA_SIZE (256 * 1024)
+static _Alignas(64) unsigned char arena[ARENA_SIZE];
+static _Atomic size_t arena_used;
+
+/* Each block: a 16-byte header holding its size, then the (zeroed) data. */
+static void *arena_alloc(size_t n, size_t align)
+{
+	if (align < 16)
+		align = 16;
+	size_t need = ((n + 15) & ~(size_t)15) + 16 + align;
+	size_t at = atomic_fetch_add(&arena_used, need);
+	if (at + need > ARENA_SIZE)
+		return NULL;
+	uintptr_t p = ((uintptr_t)arena + at + 16 + align - 1) & ~(uintptr_t)(align - 1);
+	((size_t *)p)[-1] = n;
+	return (void *)p;
+}
+
+static int in_arena(const void *p)
+{
+	return (const unsigned char *)p >= arena && (const unsigned char *)p < arena + ARENA_SIZE;
+}
+
+static _Atomic int resolving;
+
+/* resolve fills `real`; 0 while another thread (or dlsym itself) is at it. */
+static int resolve(void)
+{
+	if (__atomic_load_n(&real.malloc, __ATOMIC_ACQUIRE))
+		return 1;
+	if (atomic_exchange(&resolving, 1))
+		return 0;
+	real.calloc = dlsym(RTLD_NEXT, "calloc");
+	real.realloc = dlsym(RTLD_NEXT, "realloc");
+	real.reallocarray = dlsym(RTLD_NEXT, "reallocarray");
+	real.free = dlsym(RTLD_NEXT, "free");
+	real.posix_memalign = dlsym(RTLD_NEXT, "posix_memalign");
+	real.aligned_alloc = dlsym(RTLD_NEXT, "aligned_alloc");
+	real.memalign = dlsym(RTLD_NEXT, "memalign");
+	real.valloc = dlsym(RTLD_NEXT, "valloc");
+	real.pvalloc = dlsym(RTLD_NEXT, "pvalloc");
+	real.free_sized = dlsym(RTLD_NEXT, "free_sized");
+	real.free_aligned_sized = dlsym(RTLD_NEXT, "free_aligned_sized");
+	real.usable = dlsym(RTLD_NEXT, "malloc_usable_size");
+	__atomic_store_n(&real.malloc, dlsym(RTLD_NEXT, "malloc"), __ATOMIC_RELEASE);
+	if (!real.malloc || !real.free || !real.calloc || !real.realloc) {
+		static const char msg[] = "gotrace: cannot find the real malloc/free\n";
+		(void)!write(2, msg, sizeof msg - 1);
+		abort();
+	}
+	return 1;
+}
+
+static size_t usable(void *p)
+{
+	return real.usable ? real.usable(p) : 0;
+}
+
+/* --- recording ------------------------------------------------------------ */
+
+static void *allocated(void *p, size_t size, uintptr_t site)
+{
+	struct gt_thread *t;
+	if (p && (t = gt_heap_enter()) != NULL)
+		gt_heap_alloc(t, p, size, usable(p), site);
+	return p;
+}
+
+static void freeing(void *p)
+{
+	struct gt_thread *t = gt_heap_enter();
+	if (t)
+		gt_heap_free(t, p, usable(p));
+}
+
+/* --- the wrappers ----------------------------------------------------------- */
+
+GT_EXPORT void *malloc(size_t n)
+{
+	if (!real.malloc && !resolve())
+		return arena_alloc(n, 16);
+	return allocated(real.malloc(n), n, GT_SITE(malloc));
+}
+
+GT_EXPORT void *calloc(size_t n, size_t size)
+{
+	if (!real.malloc && !resolve()) {
+		if (size && n > SIZE_MAX / size)
+			return NULL;
+		return arena_alloc(n * size, 16); /* static memory: already zero */
+	}
+	return allocated(real.calloc(n, size), n * size, GT_SITE(calloc));
+}
+
+GT_EXPORT void free(void *p)
+{
+	if (!p || in_arena(p))
+		return;
+	if (!real.malloc)
+		resolve();
+	freeing(p);
+	real.free(p);
+}
+
+GT_EXPORT void free_sized(void *p, size_t n)
+{
+	if (!p || in_arena(p))
+		return;
+	if (!real.malloc)
+		resolve();
+	freeing(p);
+	if (real.free_sized)
+		real.free_sized(p, n);
+	else
+		real.free(p);
+}
+
+GT_EXPORT void free_aligned_sized(void *p, size_t align, size_t n)
+{
+	if (!p || in_arena(p))
+		return;
+	if (!real.malloc)
+		resolve();
+	freeing(p);
+	if (real.free_aligned_sized)
+		real.free_aligned_sized(p, align, n);
+	else
+		real.free(p);
+}
+
+static void *arena_realloc(void *p, size_t n)
+{
+	size_t old = ((size_t *)p)[-1];
+	void *q = malloc(n);
+	if (q)
+		memcpy(q, p, old < n ? old : n);
+	return q;
+}
+
+/* realloc: the old object is freed (recorded before the call, so its
+ * address cannot be reused first) and the new one allocated. On failure the
+ * old object is still there and is recorded again. */
+static void *realloc_at(void *p, size_t n, void *(*call)(void *, size_t, size_t), size_t count, uintptr_t site)
+{
+	struct gt_thread *t = p ? gt_heap_enter() : NULL;
+	size_t was = 0;
+	if (t) {
+		was = usable(p);
+		gt_heap_free(t, p, was);
+	}
+	void *q = call(p, count, n);
+	if (q) {
+		allocated(q, count * n, site);
+	} else if (t && count * n != 0) {
+		gt_heap_alloc(t, p, was, was, site);
+	}
+	return q;
+}
+
+static void *call_realloc(void *p, size_t count, size_t n)
+{
+	(void)count;
+	return real.realloc(p, n);
+}
+
+static void *call_reallocarray(void *p, size_t count, size_t n)
+{
+	return real.reallocarray ? real.reallocarray(p, count, n) : real.realloc(p, count * n);
+}
+
+GT_EXPORT void *realloc(void *p, size_t n)
+{
+	if (!real.malloc && !resolve())
+		return p && in_arena(p) ? arena_realloc(p, n) : arena_alloc(n, 16);
+	if (p && in_arena(p))
+		return arena_realloc(p, n);
+	return realloc_at(p, n, call_realloc, 1, GT_SITE(realloc));
+}
+
+GT_EXPORT void *reallocarray(void *p, size_t count, size_t n)
+{
+	if (n && count > SIZE_MAX / n) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	if (!real.malloc && !resolve())
+		return p && in_arena(p) ? arena_realloc(p, count * n) : arena_alloc(count * n, 16);
+	if (p && in_arena(p))
+		return arena_realloc(p, count * n);
+	return realloc_at(p, n, call_reallocarray, count, GT_SITE(reallocarray));
+}
+
+GT_EXPORT int posix_memalign(void **out, size_t align, size_t n)
+{
+	if (!real.malloc && !resolve()) {
+		void *p = arena_alloc(n, align);
+		if (!p)
+			return ENOMEM;
+		*out = p;
+		return 0;
+	}
+	int r = real.posix_memalign(out, align, n);
+	if (r == 0)
+		allocated(*out, n, GT_SITE(posix_memalign));
+	return r;
+}
+
+GT_EXPORT void *aligned_alloc(size_t align, size_t n)
+{
+	if (!real.malloc && !resolve())
+		return arena_alloc(n, align);
+	return allocated(real.aligned_alloc(align, n), n, GT_SITE(aligned_alloc));
+}
+
+GT_EXPORT void *memalign(size_t align, size_t n)
+{
+	if (!real.malloc && !resolve())
+		return arena_alloc(n, align);
+	return allocated(real.memalign(align, n), n, GT_SITE(memalign));
+}
+
+GT_EXPORT void *valloc(size_t n)
+{
+	if (!real.malloc && !resolve())
+		return arena_alloc(n, 4096);
+	return allocated(real.valloc(n), n, GT_SITE(valloc));
+}
+
+GT_EXPORT void *pvalloc(size_t n)
+{
+	if (!real.malloc && !resolve())
+		return arena_alloc(n, 4096);
+	return allocated(real.pvalloc(n), n, GT_SITE(pvalloc));
+}
+
+GT_EXPORT size_t malloc_usable_size(void *p)
+{
+	if (!p)
+		return 0;
+	if (in_arena(p))
+		return ((size_t *)p)[-1];
+	if (!real.malloc)
+		resolve();
+	return usable(p);
+}
