@@ -8,8 +8,10 @@
  *     threads that wrote nothing in it (their statuses are re-stated here,
  *     so every live thread is visible in every generation);
  *  3. take the old generation's full chunks;
- *  4. write: sync batch, event batches in per-thread order, status batches,
- *     stack table (symbolized now), string table, [EndOfGeneration];
+ *  4. write: sync batch, stack table (symbolized now), string table, heap
+ *     info and type batches, then event batches in per-thread order and
+ *     the threads' tails, [EndOfGeneration] — tables first, so a streaming
+ *     reader has them before the events (docs/heap.md);
  *  5. reset the old generation's tables and recycle its chunks. */
 #include "advance.h"
 
