@@ -54,6 +54,16 @@ struct gt_chunk *gt_chunk_take_full(uint64_t gen)
 	return atomic_exchange_explicit(&gt.full[gen & 1], NULL, memory_order_acquire);
 }
 
+void gt_chunk_pool_lock(void)
+{
+	gt_lock(&pool_lock);
+}
+
+void gt_chunk_pool_unlock(void)
+{
+	gt_unlock(&pool_lock);
+}
+
 void gt_chunk_pool_reset_lock(void)
 {
 	gt_lock_reset(&pool_lock);

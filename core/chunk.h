@@ -37,7 +37,10 @@ void gt_chunk_push_full(struct gt_chunk *c);
 /* gt_chunk_take_full takes every queued chunk of generation gen (flusher). */
 struct gt_chunk *gt_chunk_take_full(uint64_t gen);
 
-/* gt_chunk_pool_reset forgets the pool's lock holder (child after fork). */
+/* The pool's lock, for the fork handlers (core/fork.c): take, release, and
+ * forget its holder in the child. */
+void gt_chunk_pool_lock(void);
+void gt_chunk_pool_unlock(void);
 void gt_chunk_pool_reset_lock(void);
 
 #endif

@@ -65,6 +65,14 @@ int gt_flusher_start(void)
 	return err;
 }
 
+void gt_flusher_forget_after_fork(void)
+{
+	atomic_store(&stop, 0);
+	atomic_store(&running, 0);
+	atomic_store(&final_requested, 0);
+	atomic_store(&final_done, 0);
+}
+
 void gt_flusher_stop(void)
 {
 	atomic_store(&stop, 1);

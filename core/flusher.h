@@ -5,6 +5,9 @@
 /* gt_flusher_start starts the thread with every signal blocked. 0 or errno. */
 int gt_flusher_start(void);
 
+/* gt_flusher_forget_after_fork: the child of fork has no flusher thread. */
+void gt_flusher_forget_after_fork(void);
+
 /* gt_flusher_stop asks it to stop (it finishes a generation in progress). */
 void gt_flusher_stop(void);
 

@@ -15,11 +15,13 @@
 #include "config.h"
 #include "emit.h"
 #include "flusher.h"
+#include "fork.h"
 #include "log.h"
 #include "real.h"
 #include "signals.h"
 #include "stack.h"
 #include "thread.h"
+#include "wake.h"
 
 #ifndef MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED
 #define MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED (1 << 4)
@@ -75,15 +77,16 @@ static void warn_line(const char *line, void *arg)
 	gt_warn_line(line);
 }
 
-static int open_trace(const struct gt_config *cfg)
+int gt_open_trace(int later_image)
 {
 	pid_t pid = getpid();
 	char path[sizeof gt.out_path - 32];
-	if (gt_config_expand_out(cfg->out, pid, path, sizeof path) != 0) {
-		gt_warn("GOTRACE_OUT=\"%s\" is not a usable path; the program runs untraced", cfg->out);
+	if (gt_config_expand_out(gt.out_pattern, pid, path, sizeof path) != 0) {
+		gt_warn("GOTRACE_OUT=\"%s\" is not a usable path; the program runs untraced", gt.out_pattern);
 		return -1;
 	}
-	int later_image = secure_getenv(CLAIMED_ENV) != NULL;
+	/* With %p in the pattern a later process already has a name of its own. */
+	int own_name = strstr(gt.out_pattern, "%p") != NULL;
 	int flags = O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW;
 	int fd;
 	if (!later_image) {
@@ -93,8 +96,10 @@ static int open_trace(const struct gt_config *cfg)
 		/* A process started from a traced one: its own file, never
 		 * someone else's (pid first, then .1, .2 ... if taken). */
 		fd = -1;
-		for (int k = 0; k < 100 && fd < 0; k++) {
-			if (k == 0)
+		for (int k = own_name ? -1 : 0; k < 100 && fd < 0; k++) {
+			if (k < 0)
+				snprintf(gt.out_path, sizeof gt.out_path, "%s", path);
+			else if (k == 0)
 				snprintf(gt.out_path, sizeof gt.out_path, "%s.%d", path, (int)pid);
 			else
 				snprintf(gt.out_path, sizeof gt.out_path, "%s.%d.%d", path, (int)pid, k);
@@ -122,7 +127,8 @@ static int open_trace(const struct gt_config *cfg)
 		gt.out_dev = st.st_dev;
 		gt.out_ino = st.st_ino;
 	}
-	setenv(CLAIMED_ENV, "1", 1);
+	if (!later_image)
+		setenv(CLAIMED_ENV, "1", 1); /* before any thread: see gt_init */
 	uint8_t hdr[GT_HEADER_LEN];
 	gt_write_header(hdr, gt.format);
 	struct iovec iov = { hdr, sizeof hdr };
@@ -137,15 +143,52 @@ static int open_trace(const struct gt_config *cfg)
 	return 0;
 }
 
-static void after_fork_child(void)
+/* gt_child_restart: the child of fork starts a trace of its own (see
+ * core/fork.c). Runs in the child's only thread, with every tracer lock
+ * free. */
+void gt_child_restart(void)
 {
-	/* The child does not inherit the parent's trace: it must never write
-	 * into the parent's file. (Tracing the child is a later feature.) */
+	struct gt_thread *t = &gt_self;
+	int was_on = atomic_load(&gt.on) && !gt.finished;
+	if (gt.fd >= 0)
+		close(gt.fd); /* the parent's file: never written from here */
+	gt.fd = -1;
+	gt_flusher_forget_after_fork();
 	atomic_store(&gt.on, 0);
 	gt.finished = 1;
-	if (gt.fd >= 0)
-		close(gt.fd);
-	gt.fd = -1;
+	if (!was_on)
+		return;
+	/* Everything the parent's other threads had is gone with them. */
+	atomic_store(&gt.gen, 1);
+	atomic_store(&gt.full[0], NULL);
+	atomic_store(&gt.full[1], NULL);
+	for (int i = 0; i < 2; i++) {
+		gt_strtab_reset(&gt.strings[i]);
+		gt_stacktab_reset(&gt.stacks[i]);
+		gt_typetab_reset(&gt.types[i]);
+	}
+	gt.threads = NULL;
+	gt.pending_labels = NULL;
+	gt.free_procs = NULL;
+	gt.next_p = 0;
+	gt.next_serial = 0;
+	atomic_store(&gt.next_g, 2);
+	atomic_store(&main_exited, 0);
+	gt_wake_reset();
+	memset(t, 0, sizeof *t);
+	t->inside = 1;
+	if (gt_open_trace(1) != 0) {
+		t->inside = 0;
+		return;
+	}
+	gt.finished = 0;
+	gt_advance_start(gt_now());
+	atomic_store(&gt.on, 1);
+	gt_main_begin(t);
+	int err = gt_flusher_start();
+	if (err)
+		gt_warn("cannot start the flusher thread: %s; the trace is written at exit only", strerror(err));
+	t->inside = 0;
 }
 
 __attribute__((constructor)) static void gt_init(void)
@@ -164,7 +207,8 @@ __attribute__((constructor)) static void gt_init(void)
 		gt_stacktab_init(&gt.stacks[i]);
 		gt_typetab_init(&gt.types[i]);
 	}
-	if (open_trace(&cfg) != 0) {
+	snprintf(gt.out_pattern, sizeof gt.out_pattern, "%s", cfg.out);
+	if (gt_open_trace(secure_getenv(CLAIMED_ENV) != NULL) != 0) {
 		self->inside--;
 		return;
 	}
@@ -172,7 +216,7 @@ __attribute__((constructor)) static void gt_init(void)
 	if (syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0)
 		gt.asym_fence = 1;
 	pthread_key_create(&exit_key, thread_exit_hook);
-	pthread_atfork(NULL, NULL, after_fork_child);
+	gt_fork_install();
 	initialized = 1;
 	gt_advance_start(gt_now());
 	atomic_store(&gt.on, 1);
@@ -186,7 +230,7 @@ __attribute__((constructor)) static void gt_init(void)
 
 __attribute__((destructor)) static void gt_fini(void)
 {
-	if (!initialized || gt.finished)
+	if (!initialized || gt.finished || getpid() != gt.pid)
 		return;
 	gt_self.inside++;
 	atomic_store(&gt.on, 0);

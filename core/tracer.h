@@ -67,6 +67,7 @@ struct gt_tracer {
 	uint64_t period_ns;    /* GOTRACE_PERIOD */
 	int format;            /* GOTRACE_FORMAT: 23 or 26 */
 	int malloc_events;     /* GOTRACE_MALLOC */
+	char out_pattern[4096]; /* GOTRACE_OUT as given */
 	char out_path[4096];   /* GOTRACE_OUT, %p expanded */
 	int fd;                /* the trace file, -1 when none */
 	int pid;               /* the process that owns it (not a vfork child) */

@@ -1,0 +1,66 @@
+/* fork.c — the fork handlers.
+ *
+ * prepare takes every tracer lock (in one order: advance, registry, procs,
+ * chunk pool, tables), so the child never inherits a table or list caught
+ * half-changed by another thread; the parent releases them. The child, which
+ * has only the forking thread, drops the parent's whole state (chunks of
+ * other threads, tables, the registry, the parent's file descriptor) and
+ * starts a trace of its own (core/init.c gt_child_restart): a fresh file
+ * (OUT with its own %p, or OUT.<pid>), generation 1, the forking thread as
+ * goroutine 1, a new flusher. A vfork child runs no handler; it shares the
+ * parent's memory and must not touch the trace, so every writer checks
+ * that it runs in the process that opened the file (gt.pid). */
+#include "fork.h"
+
+#include <pthread.h>
+
+#include "chunk.h"
+#include "thread.h"
+#include "tracer.h"
+
+void gt_child_restart(void); /* core/init.c */
+
+static void each_table_lock(void (*fn)(gt_lock_t *))
+{
+	for (int i = 0; i < 2; i++) {
+		fn(&gt.strings[i].lock);
+		fn(&gt.stacks[i].lock);
+		fn(&gt.types[i].lock);
+	}
+}
+
+static void prepare(void)
+{
+	gt_self.inside++;
+	gt_lock(&gt.advance_lock);
+	gt_lock(&gt.reg_lock);
+	gt_lock(&gt.proc_lock);
+	gt_chunk_pool_lock();
+	each_table_lock(gt_lock);
+}
+
+static void parent(void)
+{
+	each_table_lock(gt_unlock);
+	gt_chunk_pool_unlock();
+	gt_unlock(&gt.proc_lock);
+	gt_unlock(&gt.reg_lock);
+	gt_unlock(&gt.advance_lock);
+	gt_self.inside--;
+}
+
+static void child(void)
+{
+	each_table_lock(gt_lock_reset);
+	gt_chunk_pool_reset_lock();
+	gt_lock_reset(&gt.proc_lock);
+	gt_lock_reset(&gt.reg_lock);
+	gt_lock_reset(&gt.advance_lock);
+	gt_self.inside--;
+	gt_child_restart();
+}
+
+void gt_fork_install(void)
+{
+	pthread_atfork(prepare, parent, child);
+}

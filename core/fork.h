@@ -1,0 +1,9 @@
+/* fork.h — fork: the parent's trace goes on undisturbed; the child writes a
+ * trace of its own (its one thread, from generation 1). */
+#ifndef GT_FORK_H
+#define GT_FORK_H
+
+/* gt_fork_install registers the fork handlers (once, in the constructor). */
+void gt_fork_install(void);
+
+#endif
