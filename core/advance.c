@@ -340,17 +340,16 @@ static int type_room(struct type_dump *d)
 	return 0;
 }
 
-static void dump_type(void *ctx, const struct gt_idmap_entry *e)
+static void dump_type(void *ctx, uint64_t id, uint64_t size, uint64_t stack)
 {
 	struct type_dump *d = ctx;
-	const uintptr_t *key = (const uintptr_t *)e->key; /* { size, stack id } */
 	if (type_room(d) != 0)
 		return;
 	char name[32];
-	int n = snprintf(name, sizeof name, "malloc %llu", (unsigned long long)key[0]);
-	gt_batch_uvarint(&d->b, e->id);
-	gt_batch_uvarint(&d->b, key[1]);
-	gt_batch_uvarint(&d->b, key[0]);
+	int n = snprintf(name, sizeof name, "malloc %llu", (unsigned long long)size);
+	gt_batch_uvarint(&d->b, id);
+	gt_batch_uvarint(&d->b, stack);
+	gt_batch_uvarint(&d->b, size);
 	gt_batch_uvarint(&d->b, 0);
 	gt_batch_uvarint(&d->b, (uint64_t)n);
 	gt_batch_bytes(&d->b, name, (size_t)n);
@@ -374,7 +373,7 @@ static void dump_heap_tables(struct out *o, uint64_t old, uint64_t ts)
 		out_add(o, b.mem, gt_batch_finish(&b));
 	}
 	struct type_dump d = { .o = o, .gen = old, .ts = ts };
-	gt_idmap_each(&gt.types[old & 1].map, dump_type, &d);
+	gt_typetab_each(&gt.types[old & 1], dump_type, &d);
 	if (d.open)
 		out_add(o, d.b.mem, gt_batch_finish(&d.b));
 }

@@ -25,7 +25,8 @@ static void each_table_lock(void (*fn)(gt_lock_t *))
 	for (int i = 0; i < 2; i++) {
 		fn(&gt.strings[i].lock);
 		fn(&gt.stacks[i].lock);
-		fn(&gt.types[i].lock);
+		for (int k = 0; k < GT_TYPE_SHARDS; k++)
+			fn(&gt.types[i].shard[k].lock);
 	}
 }
 

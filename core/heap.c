@@ -12,8 +12,22 @@
 /* Live bytes (malloc_usable_size) of the objects recorded so far. Frees of
  * objects allocated before tracing began make it undercount, never below 0
  * on the wire. */
-static _Atomic int64_t live_bytes;
-static _Atomic uint64_t metric_ts;
+static _Alignas(64) _Atomic int64_t live_bytes;
+static _Alignas(64) _Atomic uint64_t metric_ts;
+
+/* Each thread keeps its own running difference and adds it to live_bytes
+ * only when it grows past this, so allocating threads do not fight over
+ * one cache line. The metric is off by at most this much per thread. */
+#define HEAP_DELTA_FLUSH (256 * 1024)
+
+static inline void account(struct gt_thread *t, int64_t d)
+{
+	t->heap_delta += d;
+	if (t->heap_delta > HEAP_DELTA_FLUSH || t->heap_delta < -HEAP_DELTA_FLUSH) {
+		atomic_fetch_add_explicit(&live_bytes, t->heap_delta, memory_order_relaxed);
+		t->heap_delta = 0;
+	}
+}
 
 static uint64_t type_id(struct gt_thread *t, uint64_t gen, uint64_t size, uint64_t stack)
 {
@@ -35,7 +49,7 @@ static uint64_t type_id(struct gt_thread *t, uint64_t gen, uint64_t size, uint64
 static void metric(struct section *s, uint64_t ts)
 {
 	uint64_t last = atomic_load_explicit(&metric_ts, memory_order_relaxed);
-	if (ts - last < GT_HEAP_METRIC_NS ||
+	if (ts < last + GT_HEAP_METRIC_NS ||
 	    !atomic_compare_exchange_strong_explicit(&metric_ts, &last, ts, memory_order_relaxed,
 						     memory_order_relaxed))
 		return;
@@ -47,7 +61,7 @@ void gt_heap_alloc(struct gt_thread *t, void *p, size_t size, size_t usable_size
 {
 	int saved = errno;
 	t->inside++;
-	atomic_fetch_add_explicit(&live_bytes, (int64_t)usable_size, memory_order_relaxed);
+	account(t, (int64_t)usable_size);
 	if (gt_announced(t) != 0)
 		goto out;
 	uintptr_t pcs[GT_MAX_FRAMES];
@@ -70,7 +84,7 @@ void gt_heap_free(struct gt_thread *t, void *p, size_t usable_size)
 {
 	int saved = errno;
 	t->inside++;
-	atomic_fetch_sub_explicit(&live_bytes, (int64_t)usable_size, memory_order_relaxed);
+	account(t, -(int64_t)usable_size);
 	if (gt_announced(t) != 0)
 		goto out;
 	uint64_t ts = gt_now();

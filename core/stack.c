@@ -40,6 +40,46 @@ void gt_stack_init(void)
 	dl_iterate_phdr(find_self, (void *)(uintptr_t)gt_stack_init);
 }
 
+/* unwind walks the stack with libunwind from here, skipping this library's
+ * frames until the program's, and stopping at a start trampoline of ours.
+ * Writes up to max return addresses to ip and, for each, the stack slot it
+ * was read from (the caller's SP at the call, minus 8 on x86-64). */
+static unsigned unwind(uintptr_t *ip, uintptr_t *slot, unsigned max)
+{
+	unw_context_t uc;
+	unw_cursor_t c;
+	if (unw_getcontext(&uc) != 0 || unw_init_local(&c, &uc) != 0)
+		return 0;
+	unsigned n = 0;
+	while (n < max && unw_step(&c) > 0) {
+		unw_word_t pc = 0, sp = 0;
+		unw_get_reg(&c, UNW_REG_IP, &pc);
+		unw_get_reg(&c, UNW_REG_SP, &sp);
+		if (pc == 0)
+			break;
+		if (pc >= gt.self_lo && pc < gt.self_hi) {
+			if (n > 0)
+				break; /* a start trampoline: the stack ends here */
+			continue;
+		}
+		ip[n] = pc;
+		slot[n] = sp - sizeof(uintptr_t);
+		n++;
+	}
+	return n;
+}
+
+/* memo_valid: every remembered return address is still in its slot. By
+ * induction from the same caller and SP, each frame's slot holds the same
+ * return address only if the whole chain of callers is the same. */
+static int memo_valid(const struct gt_stack_memo *m)
+{
+	for (uint32_t i = 0; i < m->n; i++)
+		if (*(const uintptr_t *)m->slot[i] != m->ip[i])
+			return 0;
+	return 1;
+}
+
 unsigned gt_stack_capture(uintptr_t *pcs, unsigned max, uintptr_t site)
 {
 	if (max == 0)
@@ -47,11 +87,36 @@ unsigned gt_stack_capture(uintptr_t *pcs, unsigned max, uintptr_t site)
 	pcs[0] = site;
 	if (max == 1)
 		return 1;
+	struct gt_thread *t = &gt_self;
+	uintptr_t ra0 = t->site_ra, cfa0 = t->site_cfa;
+	t->site_ra = t->site_cfa = 0;
+	unsigned want = max - 1 > GT_MEMO_FRAMES ? GT_MEMO_FRAMES : max - 1;
+	if (ra0 && max - 1 <= GT_MEMO_FRAMES) {
+		struct gt_stack_memo *m = &t->memo[gt_mix(ra0 ^ (cfa0 << 7)) & (GT_MEMO_STACKS - 1)];
+		if (m->ra0 == ra0 && m->cfa0 == cfa0 && m->n > 0 && m->n <= want && memo_valid(m)) {
+			memcpy(pcs + 1, m->ip, m->n * sizeof *pcs);
+			return 1 + m->n;
+		}
+		uintptr_t slot[GT_MEMO_FRAMES];
+		unsigned n = unwind(pcs + 1, slot, want);
+		/* Remember it only when it starts at the expected caller and every
+		 * slot checks out now (no signal frame or odd unwinding). */
+		if (n > 0 && pcs[1] == ra0 && slot[0] == cfa0 - sizeof(uintptr_t)) {
+			m->ra0 = ra0;
+			m->cfa0 = cfa0;
+			m->n = n;
+			memcpy(m->ip, pcs + 1, n * sizeof *pcs);
+			memcpy(m->slot, slot, n * sizeof *slot);
+			if (!memo_valid(m))
+				m->n = 0;
+		}
+		return 1 + n;
+	}
 	void *raw[GT_MAX_FRAMES + 16];
-	unsigned want = max - 1 + 16;
-	if (want > sizeof raw / sizeof raw[0])
-		want = sizeof raw / sizeof raw[0];
-	int got = unw_backtrace(raw, (int)want);
+	unsigned cap = max - 1 + 16;
+	if (cap > sizeof raw / sizeof raw[0])
+		cap = sizeof raw / sizeof raw[0];
+	int got = unw_backtrace(raw, (int)cap);
 	unsigned n = 1;
 	for (int i = 0; i < got && n < max; i++) {
 		uintptr_t pc = (uintptr_t)raw[i];

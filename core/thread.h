@@ -30,7 +30,19 @@ enum gt_tstate {
 
 #define GT_STACK_CACHE 64
 
-#define GT_TYPE_CACHE 64
+#define GT_TYPE_CACHE 256
+
+/* A remembered stack (core/stack.c): the frames above one call site, with
+ * the stack slot each return address was read from. */
+#define GT_MEMO_STACKS 16
+#define GT_MEMO_FRAMES 32
+
+struct gt_stack_memo {
+	uintptr_t ra0, cfa0; /* the interposed function's caller and its SP */
+	uint32_t n;
+	uintptr_t ip[GT_MEMO_FRAMES];
+	uintptr_t slot[GT_MEMO_FRAMES];
+};
 
 struct gt_type_cache_entry {
 	uint64_t gen, size, stack, id;
@@ -91,8 +103,17 @@ struct gt_thread {
 	_Atomic int label_pending;
 	char label[16];
 
+	/* The interposed function's return address and frame (set by GT_SITE
+	 * in interpose/), and remembered stacks keyed by them. */
+	uintptr_t site_ra, site_cfa;
+	struct gt_stack_memo memo[GT_MEMO_STACKS];
+
 	struct gt_stack_cache_entry stack_cache[GT_STACK_CACHE];
 	struct gt_type_cache_entry type_cache[GT_TYPE_CACHE];
+
+	/* Live heap bytes this thread allocated minus freed, not yet added to
+	 * the process-wide count (core/heap.c). */
+	int64_t heap_delta;
 
 	/* Registry links, under gt.reg_lock. */
 	struct gt_thread *next, *prev;

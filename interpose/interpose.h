@@ -13,8 +13,17 @@
 #define GT_EXPORT __attribute__((visibility("default")))
 
 /* The frame a wrapper contributes to a stack: its own address, so stacks
- * read "pthread_mutex_lock ← your_function ← ...". */
-#define GT_SITE(fn) ((uintptr_t)(fn))
+ * read "pthread_mutex_lock ← your_function ← ...". It also notes the
+ * wrapper's caller and frame, with which core/stack.c recognizes a stack it
+ * has unwound before. Evaluate it in the exported wrapper itself (wrappers
+ * are built with frame pointers). */
+static inline uintptr_t gt_site_here(uintptr_t site, void *ra, void *frame)
+{
+	gt_self.site_ra = (uintptr_t)ra;
+	gt_self.site_cfa = (uintptr_t)frame + 2 * sizeof(uintptr_t);
+	return site;
+}
+#define GT_SITE(fn) gt_site_here((uintptr_t)(fn), __builtin_return_address(0), __builtin_frame_address(0))
 
 /* The wrapper's caller, for a waker's two-frame stack. */
 #define GT_CALLER() ((uintptr_t)__builtin_return_address(0))
