@@ -3,12 +3,14 @@
 
 #include "lock.h"
 #include "region.h"
+#include "flusher.h"
 #include "tracer.h"
 
 #define SLAB_CHUNKS 32
 
 static gt_lock_t pool_lock = GT_LOCK_INIT;
 static struct gt_chunk *pool;
+static _Atomic unsigned full_count[2]; /* full chunks queued per gen & 1 */
 
 struct gt_chunk *gt_chunk_get(void)
 {
@@ -47,10 +49,13 @@ void gt_chunk_push_full(struct gt_chunk *c)
 	do {
 		c->next = old;
 	} while (!atomic_compare_exchange_weak_explicit(head, &old, c, memory_order_release, memory_order_relaxed));
+	if (atomic_fetch_add_explicit(&full_count[c->gen & 1], 1, memory_order_relaxed) + 1 == GT_GEN_FULL_CHUNKS)
+		gt_flusher_generation_full();
 }
 
 struct gt_chunk *gt_chunk_take_full(uint64_t gen)
 {
+	atomic_store_explicit(&full_count[gen & 1], 0, memory_order_relaxed);
 	return atomic_exchange_explicit(&gt.full[gen & 1], NULL, memory_order_acquire);
 }
 

@@ -31,6 +31,10 @@ struct gt_chunk *gt_chunk_get(void);
 /* gt_chunk_put returns a chunk to the pool. */
 void gt_chunk_put(struct gt_chunk *c);
 
+/* A generation with this many full chunks (16 MiB) is ended early, so the
+ * memory events wait in stays bounded whatever the event rate. */
+#define GT_GEN_FULL_CHUNKS 1024
+
 /* gt_chunk_push_full queues a chunk for the flusher (any thread). */
 void gt_chunk_push_full(struct gt_chunk *c);
 

@@ -14,7 +14,15 @@
 
 static _Atomic int stop;
 static _Atomic int running;
-static _Atomic int final_requested; /* futex word the flusher sleeps on too */
+static _Atomic int final_requested;
+static _Atomic int early;          /* a generation grew big: end it now */
+static _Atomic int wake_word;      /* the futex the flusher sleeps on */
+
+static void poke(void)
+{
+	atomic_fetch_add(&wake_word, 1);
+	gt_futex_wake(&wake_word, 1);
+}
 static _Atomic int final_done;
 
 static void *flusher_main(void *arg)
@@ -23,6 +31,7 @@ static void *flusher_main(void *arg)
 	gt_self.inside = 1; /* invariant 6: the flusher is never traced */
 	uint64_t next = gt_now() + gt.period_ns;
 	while (!atomic_load(&stop)) {
+		int w = atomic_load(&wake_word);
 		if (atomic_load(&final_requested)) {
 			gt_advance(1);
 			atomic_store(&final_done, 1);
@@ -30,10 +39,15 @@ static void *flusher_main(void *arg)
 			break;
 		}
 		uint64_t now = gt_now();
+		if (atomic_exchange(&early, 0)) {
+			gt_advance(0);
+			next = gt_now() + gt.period_ns;
+			continue;
+		}
 		if (now < next) {
 			uint64_t left = next - now;
 			struct timespec rel = { (time_t)(left / 1000000000ull), (long)(left % 1000000000ull) };
-			gt_futex_wait(&final_requested, 0, &rel);
+			gt_futex_wait(&wake_word, w, &rel);
 			continue;
 		}
 		gt_advance(0);
@@ -70,14 +84,20 @@ void gt_flusher_forget_after_fork(void)
 	atomic_store(&stop, 0);
 	atomic_store(&running, 0);
 	atomic_store(&final_requested, 0);
+	atomic_store(&early, 0);
 	atomic_store(&final_done, 0);
+}
+
+void gt_flusher_generation_full(void)
+{
+	if (!atomic_exchange(&early, 1))
+		poke();
 }
 
 void gt_flusher_stop(void)
 {
 	atomic_store(&stop, 1);
-	atomic_fetch_add(&final_requested, 0);
-	gt_futex_wake(&final_requested, 1);
+	poke();
 }
 
 void gt_flusher_final(int timeout_ms)
@@ -87,7 +107,7 @@ void gt_flusher_final(int timeout_ms)
 		return;
 	}
 	atomic_store(&final_requested, 1);
-	gt_futex_wake(&final_requested, 1);
+	poke();
 	uint64_t deadline = gt_now() + (uint64_t)timeout_ms * 1000000ull;
 	while (!atomic_load(&final_done)) {
 		uint64_t now = gt_now();

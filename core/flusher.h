@@ -8,6 +8,10 @@ int gt_flusher_start(void);
 /* gt_flusher_forget_after_fork: the child of fork has no flusher thread. */
 void gt_flusher_forget_after_fork(void);
 
+/* gt_flusher_generation_full asks for the current generation to end now:
+ * it holds GT_GEN_FULL_CHUNKS full chunks already. Cheap; any thread. */
+void gt_flusher_generation_full(void);
+
 /* gt_flusher_stop asks it to stop (it finishes a generation in progress). */
 void gt_flusher_stop(void);
 
