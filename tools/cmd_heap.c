@@ -1,0 +1,167 @@
+/* cmd_heap.c — `gotrace heap`: heap profile and leak report of a trace's
+ * AllocFree events (docs/heap.md). The work is in heap_acct.c (accounting),
+ * heap_report.c (text) and heap_pprof.c (profile). */
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tools/cmd.h"
+#include "tools/gzip.h"
+#include "tools/heap_report.h"
+
+#define USAGE "gotrace heap [-pprof OUT.pb.gz] [-top N] TRACE"
+#define DEFAULT_TOP 10
+
+static void heap_help(FILE *out)
+{
+	fprintf(out, "Reads the heap events of a trace written by libgotrace.so (every malloc,\n"
+		     "calloc, realloc, posix_memalign, ..., free, C++ new and delete) and prints\n"
+		     "totals, the peak of live bytes and when it happened, the objects still live\n"
+		     "at the end by allocation site (leaks), and the top sites by bytes and by\n"
+		     "number of allocations. TRACE may be - for standard input.\n\n"
+		     "options:\n"
+		     "  %-20s write a gzipped pprof heap profile: alloc_objects, alloc_space,\n"
+		     "  %-20s inuse_objects, inuse_space (default), one sample per site\n"
+		     "  %-20s sites per list, default %d; 0 = all\n"
+		     "  %-20s show this help\n",
+		     "-pprof FILE", "", "-top N", DEFAULT_TOP, "-h, -help");
+	fprintf(out, "\nSizes are the requested sizes. Objects allocated before tracing began are not\n"
+		     "seen, and their frees are ignored. A truncated or malformed trace is reported\n"
+		     "in one line on stderr (exit status 1) after the report of its complete\n"
+		     "generations, if any.\n"
+		     "\nexit status: 0 done (also for a trace without heap events), 1 unreadable or\n"
+		     "malformed trace or unwritable profile, 2 bad option.\n"
+		     "\nexamples:\n"
+		     "  gotrace run -o app.trace -- ./app\n"
+		     "  gotrace heap app.trace\n"
+		     "  gotrace heap -top 3 -pprof heap.pb.gz app.trace\n"
+		     "  go tool pprof -top -sample_index=inuse_space heap.pb.gz\n"
+		     "  go tool pprof -http=: -sample_index=alloc_space heap.pb.gz\n");
+}
+
+static int usage_error(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "gotrace heap: ");
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, "\nusage: %s\n", USAGE);
+	return GT_EXIT_USAGE;
+}
+
+static int parse_top(const char *s, unsigned *top)
+{
+	char *end;
+	errno = 0;
+	unsigned long v = strtoul(s, &end, 10);
+	if (!*s || *end || errno || s[0] == '-' || v > 1000000)
+		return -1;
+	*top = (unsigned)v;
+	return 0;
+}
+
+static int write_profile(const struct gt_heap *h, const char *name, const char *path)
+{
+	struct gt_pprof p;
+	char err[256];
+	if (gt_heap_pprof(h, name, &p)) {
+		fprintf(stderr, "gotrace heap: out of memory while building the profile\n");
+		return -1;
+	}
+	FILE *f = fopen(path, "wb");
+	if (!f) {
+		fprintf(stderr, "gotrace heap: cannot create %s: %s\n", path, strerror(errno));
+		gt_pprof_free(&p);
+		return -1;
+	}
+	int rc = gt_gzip_write(f, p.out.buf, p.out.len, err, sizeof err);
+	gt_pprof_free(&p);
+	if (fclose(f) != 0 && rc == 0) {
+		snprintf(err, sizeof err, "write error: %s", strerror(errno));
+		rc = -1;
+	}
+	if (rc) {
+		fprintf(stderr, "gotrace heap: %s: %s\n", path, err);
+		return -1;
+	}
+	return 0;
+}
+
+static int heap_main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "pprof", required_argument, NULL, 'p' },
+		{ "top", required_argument, NULL, 't' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *pprof = NULL;
+	unsigned top = DEFAULT_TOP;
+	int c;
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long_only(argc, argv, "+:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'p': pprof = optarg; break;
+		case 't':
+			if (parse_top(optarg, &top))
+				return usage_error("-top wants a number of sites (0 = all), not \"%s\"", optarg);
+			break;
+		case 'h': gt_print_command_help(stdout, &gt_cmd_heap); return 0;
+		case ':': return usage_error("option %s needs a value", argv[optind - 1]);
+		default:
+			return usage_error("bad option \"%s\"", argv[optind - 1]);
+		}
+	}
+	if (optind != argc - 1)
+		return usage_error(optind < argc ? "one trace file please, got \"%s\" and more"
+						 : "which trace? (missing TRACE)%s",
+				   optind < argc ? argv[optind + 1] : "");
+	const char *path = argv[optind];
+
+	FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+	if (!f) {
+		fprintf(stderr, "gotrace heap: cannot open %s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	struct gt_heap *h = malloc(sizeof *h);
+	if (!h || gt_heap_init(h)) {
+		fprintf(stderr, "gotrace heap: out of memory\n");
+		if (h)
+			gt_heap_free(h);
+		free(h);
+		if (f != stdin)
+			fclose(f);
+		return 1;
+	}
+	int failed = gt_heap_read(h, f) != 0;
+	if (f != stdin)
+		fclose(f);
+	const char *name = f == stdin ? "(standard input)" : path;
+
+	int rc = 0;
+	if (!failed || h->gens > 0) {
+		if (failed)
+			printf("(the trace is truncated or malformed after generation %llu; this report covers\n"
+			       " its complete generations only, and objects live at that point count as live)\n\n",
+			       (unsigned long long)h->last_gen);
+		gt_heap_report(stdout, h, name, top);
+		fflush(stdout);
+		if (pprof && write_profile(h, name, pprof))
+			rc = 1;
+	}
+	if (failed) {
+		fprintf(stderr, "gotrace heap: %s: %s\n", name, h->err);
+		rc = 1;
+	}
+	gt_heap_free(h);
+	free(h);
+	return rc;
+}
+
+const struct gt_command gt_cmd_heap = {
+	.name = "heap",
+	.summary = "heap profile and leak report of a trace (malloc/free, new/delete)",
+	.usage = USAGE,
+	.help = heap_help,
+	.main = heap_main,
+};

@@ -1,0 +1,167 @@
+/* heap_acct.h — heap accounting of `gotrace heap`: replays the AllocFree
+ * events of a trace (docs/heap.md) into live objects and per-site counters.
+ *
+ * Input is fed batch by batch from encoder/reader (gt_heap_batch), or a
+ * whole file at once (gt_heap_read). Per generation the string table, stack
+ * table and AllocFree batches (info, types) are kept, and each event batch
+ * is checked and remembered by its place in the file. When the generation
+ * ends, its heap events are replayed in time order, merging the threads'
+ * batches as Go's reader does (each thread's events in file order, the
+ * earliest head first): objects allocated by one thread and freed by another
+ * pair up whatever the order of the batches in the file, the peak is exact,
+ * and tables may come before or after the events. Then the generation's
+ * tables are dropped.
+ *
+ * Memory: the live objects, the sites, one generation's tables, and per
+ * thread one batch (payloads are read again with pread when the trace is a
+ * regular file; otherwise — a pipe, or batches fed by gt_heap_batch — the
+ * payloads of the generation's event batches that hold heap events are kept
+ * until it ends).
+ *
+ * Accounting rules: an object is keyed by its address (min_addr + id *
+ * align, from the generation's info batch; 0 and 8 until one is seen); its
+ * size and site come from its type in the generation's type table (type 0
+ * or an unknown type: size 0, the site without frames). A free of an
+ * address not live is ignored; an allocation at an address still live
+ * replaces the old object (counted as freed: its free was missed). Events
+ * of a generation that did not end (a truncated or malformed trace) are
+ * not counted. */
+#ifndef GT_HEAP_ACCT_H
+#define GT_HEAP_ACCT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "encoder/reader.h"
+#include "tools/heap_map.h"
+#include "tools/heap_sites.h"
+
+#define GT_HEAP_ERR 256
+
+/* An event batch of the current generation that holds heap events. */
+struct gt_hrun {
+	uint64_t base_ts;
+	uint64_t data_offset; /* file offset of the payload */
+	size_t len;
+	size_t mem;           /* payload copy in g_payload, or SIZE_MAX: read it again */
+	uint32_t next;        /* the same thread's next run, or UINT32_MAX */
+};
+
+/* A thread of the current generation, and its place in the replay. */
+struct gt_hthread {
+	uint64_t m;
+	uint32_t first, last; /* its runs */
+	uint32_t run;         /* the run being replayed */
+	uint8_t *buf;         /* pread buffer */
+	size_t cap;
+	struct gt_event_cursor c;
+	struct gt_event ev;   /* its next heap event */
+};
+
+/* Per-generation table entries (ids map to indices of these arrays). */
+struct gt_hgen_str {
+	size_t off;      /* into g_chars */
+	uint32_t len;
+	uint32_t global; /* interned string, or GT_SITE_NONE until needed */
+};
+struct gt_hgen_stack {
+	size_t off;      /* into g_frames: 4 values (pc, func, file, line) per frame */
+	uint32_t n;
+	uint32_t site;   /* interned site, or GT_SITE_NONE until needed */
+};
+struct gt_hgen_type {
+	uint64_t stack;
+	uint64_t size;
+};
+
+struct gt_heap {
+	struct gt_sites sites;
+	struct gt_hmap live;    /* address -> val = size, aux = site */
+
+	/* The generation being read. */
+	uint64_t gen;
+	bool gen_open;
+	uint64_t g_freq;        /* 0 until its sync batch */
+	uint64_t g_min_ts;      /* smallest base time of its event/sync batches */
+	uint64_t g_max_ts;      /* latest event time */
+	bool g_info;            /* an info batch was seen in it */
+	uint64_t g_min_addr, g_align;
+	struct gt_hmap g_strings, g_stacks, g_types; /* id -> index; the tables below */
+	struct gt_hgen_str *g_str;
+	size_t g_nstr, g_cap_str;
+	char *g_chars;
+	size_t g_nchars, g_cap_chars;
+	struct gt_hgen_stack *g_stk;
+	size_t g_nstk, g_cap_stk;
+	uint64_t *g_frames;
+	size_t g_nframes, g_cap_frames;
+	struct gt_hgen_type *g_typ;
+	size_t g_ntyp, g_cap_typ;
+	struct gt_hrun *g_runs;
+	size_t g_nruns, g_cap_runs;
+	uint8_t *g_payload;     /* payload copies */
+	size_t g_npayload, g_cap_payload;
+	struct gt_hthread *g_threads;
+	size_t g_nthreads, g_cap_threads;
+	struct gt_hmap g_thread_index; /* m -> index in g_threads */
+	uint32_t *g_heap;       /* replay: threads by their next event's time */
+	size_t g_nheap_events;  /* heap events in the generation */
+	uint32_t g_empty_site;  /* the site without frames, GT_SITE_NONE until needed */
+
+	/* Carried from generation to generation. */
+	int fd;                 /* the trace, readable with pread, or -1 */
+	uint64_t fd_base;       /* file position of the trace's first byte in fd */
+	int version;            /* trace format (22, 23, 25, 26) */
+	uint64_t freq;          /* latest trace clock frequency (ticks/s) */
+	uint64_t min_addr, align;
+	bool have_t0;
+	uint64_t t0;            /* trace start (ticks) */
+	uint64_t wall_ns;       /* wall clock at the first clock snapshot, 0 if none */
+	uint64_t wall_ts;       /* trace time of that snapshot */
+
+	/* Results over the complete generations. */
+	uint64_t gens;          /* complete generations */
+	uint64_t first_gen, last_gen;
+	uint64_t events;        /* heap object events accounted (alloc + free) */
+	double duration;        /* seconds from t0 to the latest event */
+	uint64_t alloc_objects, alloc_bytes;
+	uint64_t free_objects, free_bytes;
+	uint64_t live_objects, live_bytes;
+	uint64_t peak_bytes, peak_objects;
+	double peak_time;       /* seconds from the trace start */
+	uint64_t replaced;      /* allocations over a live object */
+	uint64_t unknown_frees; /* frees of addresses not live */
+	uint64_t untyped;       /* allocations without a known type */
+	bool have_metric;       /* HeapAlloc seen */
+	uint64_t metric_max;
+	double metric_time;
+
+	char err[GT_HEAP_ERR];
+};
+
+/* gt_heap_init prepares an empty accounting (fed without a file: fd = -1).
+ * Returns 0, or -1 when out of memory. gt_heap_free releases it. */
+int gt_heap_init(struct gt_heap *h);
+void gt_heap_free(struct gt_heap *h);
+
+/* gt_heap_batch feeds one batch from gt_reader_next (version: the reader's
+ * format). A batch of a new generation, or EndOfGeneration, ends the open
+ * one first. Returns 0, or -1 with h->err (a malformed batch, out of
+ * memory); after an error the results cover the complete generations. */
+int gt_heap_batch(struct gt_heap *h, const struct gt_rbatch *b);
+
+/* gt_heap_end ends the open generation at a clean end of the file.
+ * Returns 0 or -1 with h->err. */
+int gt_heap_end(struct gt_heap *h);
+
+/* gt_heap_read reads a whole trace from f (a regular file's payloads are
+ * read again with pread, others are kept per generation). Returns 0, or -1
+ * with h->err (the reader's message with the offset). */
+int gt_heap_read(struct gt_heap *h, FILE *f);
+
+/* gt_heap_seconds converts a trace time to seconds since the trace start. */
+double gt_heap_seconds(const struct gt_heap *h, uint64_t ts, uint64_t freq);
+
+#endif

@@ -1,0 +1,267 @@
+/* heap_report.c — the text report of `gotrace heap` (heap_report.h). */
+#include "tools/heap_report.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef unsigned long long ull;
+
+#define SHOW_FRAMES 5      /* frames printed per site */
+#define FUNC_WIDTH 60      /* longer function names are cut */
+
+/* ---- allocation functions ---- */
+
+static bool is_alloc_function(const char *f)
+{
+	static const char *const names[] = {
+		"malloc", "calloc", "realloc", "reallocarray", "posix_memalign", "aligned_alloc",
+		"memalign", "valloc", "pvalloc", "__libc_malloc", "__libc_calloc", "__libc_realloc",
+		"__libc_memalign", "__libc_valloc", "__libc_pvalloc", "strdup", "strndup", "__strdup",
+		"__strndup", "wcsdup",
+	};
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+		if (strcmp(f, names[i]) == 0)
+			return true;
+	/* C++: operator new / new[] in every overload, demangled or not. */
+	if (strncmp(f, "operator new", 12) == 0 && (f[12] == '\0' || f[12] == '(' || f[12] == '['))
+		return true;
+	if ((strncmp(f, "_Znw", 4) == 0 || strncmp(f, "_Zna", 4) == 0) && (f[4] == 'm' || f[4] == 'j'))
+		return true;
+	return false;
+}
+
+unsigned gt_heap_alloc_frames(const struct gt_sites *s, uint32_t site)
+{
+	const struct gt_hsite *t = &s->sites[site];
+	const uint32_t *fr = gt_sites_site_frames(s, site);
+	unsigned n = 0;
+	/* The run of allocation functions at the leaf, with the helpers inlined
+	 * into them (a frame in the same file as the frame after it). */
+	for (unsigned i = 0; i + 1 < t->nframes; i++) {
+		const struct gt_hframe *f = &s->frames[fr[i]], *next = &s->frames[fr[i + 1]];
+		if (is_alloc_function(gt_sites_str(s, f->func)))
+			n = i + 1;
+		else if (f->file != next->file || gt_sites_strlen(s, f->file) == 0)
+			break;
+	}
+	return n;
+}
+
+/* ---- formatting ---- */
+
+/* human writes bytes as "245.6 KiB". */
+static const char *human(uint64_t v, char *buf, size_t len)
+{
+	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
+	double d = (double)v;
+	unsigned u = 0;
+	while (d >= 1024 && u + 1 < sizeof units / sizeof units[0]) {
+		d /= 1024;
+		u++;
+	}
+	if (u == 0)
+		snprintf(buf, len, "%llu B", (ull)v);
+	else
+		snprintf(buf, len, "%.1f %s", d, units[u]);
+	return buf;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+	return s ? s + 1 : path;
+}
+
+/* printable copies s for the terminal: control bytes become '?', and at
+ * most max bytes are kept (then "..."). */
+static const char *printable(const char *s, size_t max, char *buf, size_t len)
+{
+	size_t n = 0, i = 0;
+	for (; s[i] && n + 4 < len; i++) {
+		if (i == max) {
+			memcpy(buf + n, "...", 3);
+			n += 3;
+			break;
+		}
+		unsigned char c = (unsigned char)s[i];
+		buf[n++] = c < 0x20 || c == 0x7f ? '?' : (char)c;
+	}
+	buf[n] = '\0';
+	return buf;
+}
+
+/* site_title describes the allocation: "malloc, 48 B each". */
+static void site_title(const struct gt_heap *h, uint32_t site, char *buf, size_t len)
+{
+	const struct gt_sites *s = &h->sites;
+	const struct gt_hsite *t = &s->sites[site];
+	const uint32_t *fr = gt_sites_site_frames(s, site);
+	unsigned skip = gt_heap_alloc_frames(s, site);
+	char fn[FUNC_WIDTH + 8], size[80];
+	const char *how = NULL;
+	if (skip > 0)
+		how = gt_sites_str(s, s->frames[fr[skip - 1]].func);
+	else if (t->nframes == 1 && is_alloc_function(gt_sites_str(s, s->frames[fr[0]].func)))
+		how = gt_sites_str(s, s->frames[fr[0]].func); /* a stack of the allocation call alone */
+	if (t->alloc_objects == 0)
+		size[0] = '\0';
+	else if (t->min_size == t->max_size)
+		snprintf(size, sizeof size, "%llu B each", (ull)t->min_size);
+	else
+		snprintf(size, sizeof size, "%llu-%llu B (%llu B on average)", (ull)t->min_size, (ull)t->max_size,
+			 (ull)(t->alloc_bytes / t->alloc_objects));
+	if (how)
+		snprintf(buf, len, "%s%s%s", printable(how, FUNC_WIDTH, fn, sizeof fn), size[0] ? ", " : "", size);
+	else
+		snprintf(buf, len, "%s", size);
+}
+
+/* print_frames prints the site's frames after the allocation function,
+ * leaf first, one per line: "function  file:line". */
+static void print_frames(FILE *out, const struct gt_heap *h, uint32_t site, const char *indent)
+{
+	const struct gt_sites *s = &h->sites;
+	const struct gt_hsite *t = &s->sites[site];
+	const uint32_t *fr = gt_sites_site_frames(s, site);
+	unsigned skip = gt_heap_alloc_frames(s, site);
+	if (t->nframes == 0) {
+		fprintf(out, "%s(no stack)\n", indent);
+		return;
+	}
+	unsigned shown = t->nframes - skip < SHOW_FRAMES ? t->nframes - skip : SHOW_FRAMES;
+	char names[SHOW_FRAMES][FUNC_WIDTH + 8];
+	int width = 0;
+	for (unsigned i = 0; i < shown; i++) {
+		const struct gt_hframe *f = &s->frames[fr[skip + i]];
+		if (gt_sites_strlen(s, f->func) == 0)
+			snprintf(names[i], sizeof names[i], "0x%llx", (ull)f->pc);
+		else
+			printable(gt_sites_str(s, f->func), FUNC_WIDTH, names[i], sizeof names[i]);
+		int w = (int)strlen(names[i]);
+		if (w > width)
+			width = w;
+	}
+	for (unsigned i = 0; i < shown; i++) {
+		const struct gt_hframe *f = &s->frames[fr[skip + i]];
+		char file[128];
+		if (gt_sites_strlen(s, f->file) == 0) {
+			fprintf(out, "%s%s\n", indent, names[i]);
+			continue;
+		}
+		printable(base_name(gt_sites_str(s, f->file)), 100, file, sizeof file);
+		fprintf(out, "%s%-*s  %s:%llu\n", indent, width, names[i], file, (ull)f->line);
+	}
+	if (t->nframes - skip > shown)
+		fprintf(out, "%s... %u more frames\n", indent, t->nframes - skip - shown);
+}
+
+/* ---- top lists ---- */
+
+enum order { BY_LIVE_BYTES, BY_ALLOC_BYTES, BY_ALLOC_OBJECTS };
+
+static const struct gt_hsite *sort_sites;
+static enum order sort_order;
+
+static void keys(const struct gt_hsite *t, enum order o, uint64_t k[2])
+{
+	switch (o) {
+	case BY_LIVE_BYTES: k[0] = t->live_bytes, k[1] = t->live_objects; break;
+	case BY_ALLOC_BYTES: k[0] = t->alloc_bytes, k[1] = t->alloc_objects; break;
+	default: k[0] = t->alloc_objects, k[1] = t->alloc_bytes; break;
+	}
+}
+
+static int cmp_site(const void *x, const void *y)
+{
+	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+	uint64_t ka[2], kb[2];
+	keys(&sort_sites[a], sort_order, ka);
+	keys(&sort_sites[b], sort_order, kb);
+	for (int i = 0; i < 2; i++)
+		if (ka[i] != kb[i])
+			return ka[i] > kb[i] ? -1 : 1;
+	return a < b ? -1 : a > b;
+}
+
+/* top_list prints the sites with a nonzero key in `o` order. */
+static void top_list(FILE *out, const struct gt_heap *h, uint32_t *idx, enum order o, unsigned top,
+		     const char *title, const char *col1, const char *col2)
+{
+	const struct gt_sites *s = &h->sites;
+	size_t n = 0;
+	for (uint32_t i = 0; i < s->nsites; i++) {
+		uint64_t k[2];
+		keys(&s->sites[i], o, k);
+		if (k[0] || k[1])
+			idx[n++] = i;
+	}
+	sort_sites = s->sites;
+	sort_order = o;
+	qsort(idx, n, sizeof *idx, cmp_site);
+	size_t shown = top && top < n ? top : n;
+	fprintf(out, "\n%s (top %zu of %zu sites)\n", title, shown, n);
+	if (n == 0) {
+		fprintf(out, "  (none)\n");
+		return;
+	}
+	fprintf(out, "  %12s %10s  %s\n", col1, col2, "allocated by, then the site (leaf first)");
+	for (size_t i = 0; i < shown; i++) {
+		const struct gt_hsite *t = &s->sites[idx[i]];
+		uint64_t k[2];
+		keys(t, o, k);
+		char title_buf[FUNC_WIDTH + 80];
+		site_title(h, idx[i], title_buf, sizeof title_buf);
+		fprintf(out, "  %12llu %10llu  %s\n", (ull)k[0], (ull)k[1], title_buf);
+		print_frames(out, h, idx[i], "                             ");
+	}
+}
+
+void gt_heap_report(FILE *out, const struct gt_heap *h, const char *name, unsigned top)
+{
+	char a[32], b[32];
+	fprintf(out, "gotrace heap: %s\n", name);
+	fprintf(out, "  %llu generation%s", (ull)h->gens, h->gens == 1 ? "" : "s");
+	if (h->gens)
+		fprintf(out, " (%llu-%llu)", (ull)h->first_gen, (ull)h->last_gen);
+	fprintf(out, ", %.6f s of trace, %llu heap events\n", h->duration, (ull)h->events);
+	if (h->events == 0) {
+		fprintf(out, "\nNo heap events in this trace: it was written with GOTRACE_MALLOC=0, by a\n"
+			     "program that allocated nothing while traced, or by a tracer without heap events.\n");
+		return;
+	}
+
+	fprintf(out, "\n  %-12s %10s %14s\n", "", "objects", "bytes");
+	fprintf(out, "  %-12s %10llu %14llu  (%s)\n", "allocated", (ull)h->alloc_objects, (ull)h->alloc_bytes,
+		human(h->alloc_bytes, a, sizeof a));
+	fprintf(out, "  %-12s %10llu %14llu  (%s)\n", "freed", (ull)h->free_objects, (ull)h->free_bytes,
+		human(h->free_bytes, a, sizeof a));
+	fprintf(out, "  %-12s %10llu %14llu  (%s)\n", "live at end", (ull)h->live_objects, (ull)h->live_bytes,
+		human(h->live_bytes, a, sizeof a));
+	fprintf(out, "  %-12s %10llu %14llu  (%s) at %.6f s\n", "peak live", (ull)h->peak_objects,
+		(ull)h->peak_bytes, human(h->peak_bytes, b, sizeof b), h->peak_time);
+	if (h->have_metric && h->metric_max > 0)
+		fprintf(out, "  HeapAlloc metric (usable sizes, sampled) peaked at %s at %.6f s\n",
+			human(h->metric_max, a, sizeof a), h->metric_time);
+	if (h->unknown_frees)
+		fprintf(out, "  %llu frees of objects not allocated in the trace were ignored\n",
+			(ull)h->unknown_frees);
+	if (h->replaced)
+		fprintf(out, "  %llu allocations reused the address of a live object whose free was not\n"
+			     "  recorded; those objects count as freed\n", (ull)h->replaced);
+	if (h->untyped)
+		fprintf(out, "  %llu allocations had no known type (size counted as 0)\n", (ull)h->untyped);
+
+	uint32_t *idx = malloc((h->sites.nsites ? h->sites.nsites : 1) * sizeof *idx);
+	if (!idx) {
+		fprintf(out, "\n(out of memory: no site lists)\n");
+		return;
+	}
+	top_list(out, h, idx, BY_LIVE_BYTES, top, "Live at the end (leaks) by allocation site", "live bytes",
+		 "objects");
+	top_list(out, h, idx, BY_ALLOC_BYTES, top, "Top allocation sites by bytes allocated", "alloc bytes",
+		 "objects");
+	top_list(out, h, idx, BY_ALLOC_OBJECTS, top, "Top allocation sites by allocation count", "allocations",
+		 "bytes");
+	free(idx);
+}

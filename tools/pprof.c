@@ -1,0 +1,278 @@
+/* pprof.c — protobuf fields and the Profile message of profile.proto (pprof.h). */
+#include "tools/pprof.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Profile fields. */
+enum {
+	PROFILE_SAMPLE_TYPE = 1,
+	PROFILE_SAMPLE = 2,
+	PROFILE_MAPPING = 3,
+	PROFILE_LOCATION = 4,
+	PROFILE_FUNCTION = 5,
+	PROFILE_STRING_TABLE = 6,
+	PROFILE_TIME_NANOS = 9,
+	PROFILE_DURATION_NANOS = 10,
+	PROFILE_PERIOD_TYPE = 11,
+	PROFILE_PERIOD = 12,
+	PROFILE_COMMENT = 13,
+	PROFILE_DEFAULT_SAMPLE_TYPE = 14,
+};
+enum { VALUE_TYPE_TYPE = 1, VALUE_TYPE_UNIT = 2 };
+enum { SAMPLE_LOCATION_ID = 1, SAMPLE_VALUE = 2, SAMPLE_LABEL = 3 };
+enum { LABEL_KEY = 1, LABEL_STR = 2, LABEL_NUM = 3, LABEL_NUM_UNIT = 4 };
+enum { MAPPING_ID = 1, MAPPING_MEMORY_START = 2, MAPPING_MEMORY_LIMIT = 3, MAPPING_FILENAME = 5,
+       MAPPING_HAS_FUNCTIONS = 7, MAPPING_HAS_FILENAMES = 8, MAPPING_HAS_LINE_NUMBERS = 9,
+       MAPPING_HAS_INLINE_FRAMES = 10 };
+enum { LOCATION_ID = 1, LOCATION_MAPPING_ID = 2, LOCATION_ADDRESS = 3, LOCATION_LINE = 4 };
+enum { LINE_FUNCTION_ID = 1, LINE_LINE = 2 };
+enum { FUNCTION_ID = 1, FUNCTION_NAME = 2, FUNCTION_SYSTEM_NAME = 3, FUNCTION_FILENAME = 4,
+       FUNCTION_START_LINE = 5 };
+
+/* ---- protobuf ---- */
+
+void gt_pb_free(struct gt_pb *b)
+{
+	free(b->buf);
+	gt_pb_init(b);
+}
+
+static bool reserve(struct gt_pb *b, size_t n)
+{
+	if (b->failed)
+		return false;
+	if (n <= b->cap - b->len)
+		return true;
+	size_t cap = b->cap ? b->cap : 256;
+	while (cap - b->len < n) {
+		if (cap > SIZE_MAX / 2) {
+			b->failed = true;
+			return false;
+		}
+		cap *= 2;
+	}
+	uint8_t *p = realloc(b->buf, cap);
+	if (!p) {
+		b->failed = true;
+		return false;
+	}
+	b->buf = p;
+	b->cap = cap;
+	return true;
+}
+
+void gt_pb_raw(struct gt_pb *b, const void *p, size_t n)
+{
+	if (n && reserve(b, n)) {
+		memcpy(b->buf + b->len, p, n);
+		b->len += n;
+	}
+}
+
+void gt_pb_varint(struct gt_pb *b, uint64_t v)
+{
+	if (!reserve(b, 10))
+		return;
+	while (v >= 0x80) {
+		b->buf[b->len++] = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	b->buf[b->len++] = (uint8_t)v;
+}
+
+void gt_pb_key(struct gt_pb *b, unsigned field, unsigned wire_type)
+{
+	gt_pb_varint(b, (uint64_t)field << 3 | wire_type);
+}
+
+void gt_pb_uint(struct gt_pb *b, unsigned field, uint64_t v)
+{
+	if (v == 0)
+		return;
+	gt_pb_key(b, field, GT_PB_VARINT);
+	gt_pb_varint(b, v);
+}
+
+void gt_pb_int(struct gt_pb *b, unsigned field, int64_t v)
+{
+	gt_pb_uint(b, field, (uint64_t)v);
+}
+
+void gt_pb_bytes(struct gt_pb *b, unsigned field, const void *p, size_t n)
+{
+	gt_pb_key(b, field, GT_PB_LEN);
+	gt_pb_varint(b, n);
+	gt_pb_raw(b, p, n);
+}
+
+static size_t varint_len(uint64_t v)
+{
+	size_t n = 1;
+	while (v >= 0x80) {
+		v >>= 7;
+		n++;
+	}
+	return n;
+}
+
+void gt_pb_packed(struct gt_pb *b, unsigned field, const uint64_t *v, size_t n)
+{
+	if (n == 0)
+		return;
+	size_t len = 0;
+	for (size_t i = 0; i < n; i++)
+		len += varint_len(v[i]);
+	gt_pb_key(b, field, GT_PB_LEN);
+	gt_pb_varint(b, len);
+	for (size_t i = 0; i < n; i++)
+		gt_pb_varint(b, v[i]);
+}
+
+void gt_pb_packed_int(struct gt_pb *b, unsigned field, const int64_t *v, size_t n)
+{
+	/* int64 values are varints of their two's complement. */
+	if (n == 0)
+		return;
+	size_t len = 0;
+	for (size_t i = 0; i < n; i++)
+		len += varint_len((uint64_t)v[i]);
+	gt_pb_key(b, field, GT_PB_LEN);
+	gt_pb_varint(b, len);
+	for (size_t i = 0; i < n; i++)
+		gt_pb_varint(b, (uint64_t)v[i]);
+}
+
+/* message appends sub as the embedded message `field` of b. */
+static void message(struct gt_pb *b, unsigned field, const struct gt_pb *sub)
+{
+	if (sub->failed) {
+		b->failed = true;
+		return;
+	}
+	gt_pb_bytes(b, field, sub->buf, sub->len);
+}
+
+/* ---- profile.proto ---- */
+
+void gt_pprof_init(struct gt_pprof *p)
+{
+	gt_pb_init(&p->out);
+	gt_pb_init(&p->msg);
+	gt_pb_init(&p->sub);
+	p->nstrings = 0;
+	gt_pprof_string(p, "", 0);
+}
+
+void gt_pprof_free(struct gt_pprof *p)
+{
+	gt_pb_free(&p->out);
+	gt_pb_free(&p->msg);
+	gt_pb_free(&p->sub);
+}
+
+int64_t gt_pprof_string(struct gt_pprof *p, const char *s, size_t len)
+{
+	gt_pb_bytes(&p->out, PROFILE_STRING_TABLE, s, len);
+	return p->nstrings++;
+}
+
+int64_t gt_pprof_cstring(struct gt_pprof *p, const char *s)
+{
+	return gt_pprof_string(p, s, strlen(s));
+}
+
+static void value_type(struct gt_pprof *p, unsigned field, int64_t type, int64_t unit)
+{
+	gt_pb_reset(&p->msg);
+	gt_pb_int(&p->msg, VALUE_TYPE_TYPE, type);
+	gt_pb_int(&p->msg, VALUE_TYPE_UNIT, unit);
+	message(&p->out, field, &p->msg);
+}
+
+void gt_pprof_sample_type(struct gt_pprof *p, int64_t type, int64_t unit)
+{
+	value_type(p, PROFILE_SAMPLE_TYPE, type, unit);
+}
+
+void gt_pprof_period(struct gt_pprof *p, int64_t type, int64_t unit, int64_t period)
+{
+	value_type(p, PROFILE_PERIOD_TYPE, type, unit);
+	gt_pb_int(&p->out, PROFILE_PERIOD, period);
+}
+
+void gt_pprof_default_sample_type(struct gt_pprof *p, int64_t type)
+{
+	gt_pb_int(&p->out, PROFILE_DEFAULT_SAMPLE_TYPE, type);
+}
+
+void gt_pprof_time(struct gt_pprof *p, int64_t time_nanos, int64_t duration_nanos)
+{
+	gt_pb_int(&p->out, PROFILE_TIME_NANOS, time_nanos);
+	gt_pb_int(&p->out, PROFILE_DURATION_NANOS, duration_nanos);
+}
+
+void gt_pprof_comment(struct gt_pprof *p, int64_t str)
+{
+	/* repeated int64, written unpacked: one key per entry */
+	gt_pb_key(&p->out, PROFILE_COMMENT, GT_PB_VARINT);
+	gt_pb_varint(&p->out, (uint64_t)str);
+}
+
+void gt_pprof_mapping(struct gt_pprof *p, uint64_t id, uint64_t start, uint64_t limit, int64_t filename)
+{
+	gt_pb_reset(&p->msg);
+	gt_pb_uint(&p->msg, MAPPING_ID, id);
+	gt_pb_uint(&p->msg, MAPPING_MEMORY_START, start);
+	gt_pb_uint(&p->msg, MAPPING_MEMORY_LIMIT, limit);
+	gt_pb_int(&p->msg, MAPPING_FILENAME, filename);
+	gt_pb_uint(&p->msg, MAPPING_HAS_FUNCTIONS, 1);
+	gt_pb_uint(&p->msg, MAPPING_HAS_FILENAMES, 1);
+	gt_pb_uint(&p->msg, MAPPING_HAS_LINE_NUMBERS, 1);
+	gt_pb_uint(&p->msg, MAPPING_HAS_INLINE_FRAMES, 1);
+	message(&p->out, PROFILE_MAPPING, &p->msg);
+}
+
+void gt_pprof_function(struct gt_pprof *p, uint64_t id, int64_t name, int64_t system_name,
+		       int64_t filename, int64_t start_line)
+{
+	gt_pb_reset(&p->msg);
+	gt_pb_uint(&p->msg, FUNCTION_ID, id);
+	gt_pb_int(&p->msg, FUNCTION_NAME, name);
+	gt_pb_int(&p->msg, FUNCTION_SYSTEM_NAME, system_name);
+	gt_pb_int(&p->msg, FUNCTION_FILENAME, filename);
+	gt_pb_int(&p->msg, FUNCTION_START_LINE, start_line);
+	message(&p->out, PROFILE_FUNCTION, &p->msg);
+}
+
+void gt_pprof_location(struct gt_pprof *p, uint64_t id, uint64_t mapping_id, uint64_t address,
+		       uint64_t function_id, int64_t line)
+{
+	gt_pb_reset(&p->sub);
+	gt_pb_uint(&p->sub, LINE_FUNCTION_ID, function_id);
+	gt_pb_int(&p->sub, LINE_LINE, line);
+	gt_pb_reset(&p->msg);
+	gt_pb_uint(&p->msg, LOCATION_ID, id);
+	gt_pb_uint(&p->msg, LOCATION_MAPPING_ID, mapping_id);
+	gt_pb_uint(&p->msg, LOCATION_ADDRESS, address);
+	message(&p->msg, LOCATION_LINE, &p->sub);
+	message(&p->out, PROFILE_LOCATION, &p->msg);
+}
+
+void gt_pprof_sample(struct gt_pprof *p, const uint64_t *locs, size_t nlocs, const int64_t *values,
+		     size_t nvalues, const struct gt_pprof_label *labels, size_t nlabels)
+{
+	gt_pb_reset(&p->msg);
+	gt_pb_packed(&p->msg, SAMPLE_LOCATION_ID, locs, nlocs);
+	gt_pb_packed_int(&p->msg, SAMPLE_VALUE, values, nvalues);
+	for (size_t i = 0; i < nlabels; i++) {
+		const struct gt_pprof_label *l = &labels[i];
+		gt_pb_reset(&p->sub);
+		gt_pb_int(&p->sub, LABEL_KEY, l->key);
+		gt_pb_int(&p->sub, LABEL_STR, l->str);
+		gt_pb_int(&p->sub, LABEL_NUM, l->num);
+		gt_pb_int(&p->sub, LABEL_NUM_UNIT, l->num_unit);
+		message(&p->msg, SAMPLE_LABEL, &p->sub);
+	}
+	message(&p->out, PROFILE_SAMPLE, &p->msg);
+}
