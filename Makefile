@@ -59,6 +59,10 @@ build/obj/unit/%.o: %.c $(wildcard */*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(BASE) -c -o $@ $<
 
+# test_heap_sources.c includes the heap tool's modules (tools/ is not linked
+# into the unit tests).
+build/obj/unit/test/unit/test_heap_sources.o: $(wildcard tools/heap_*.c tools/heap_*.h tools/pprof.c tools/pprof.h tools/gzip.c tools/gzip.h)
+
 build/unit-tests: $(UNIT_OBJ)
 	$(CC) -o $@ $^ -lcriterion -ldw -lelf -lz -lpthread -lm
 
@@ -92,7 +96,12 @@ install: all
 	install -m 755 build/gotrace $(DESTDIR)$(PREFIX)/bin/gotrace
 	install -m 755 build/libgotrace.so $(DESTDIR)$(PREFIX)/lib/gotrace/libgotrace.so
 
+# Fuzz the trace reader and the heap accounting (clang + libFuzzer); the
+# corpus in test/fuzz/corpus is replayed by the unit tests.
+fuzz:
+	bash test/fuzz/run.sh $(or $(FUZZ_SECONDS),150)
+
 clean:
 	rm -rf build
 
-.PHONY: all deps unit integration test bench demo install clean
+.PHONY: all deps unit integration test bench demo install fuzz clean

@@ -291,7 +291,13 @@ static void dump_stack(void *ctx, const struct gt_idmap_entry *e)
 		}
 		struct gt_sym_frame sf[16];
 		size_t k = gt_sym_lookup(symbolizer, pcs[i], i > 0, sf, 16);
-		for (size_t j = 0; j < k && nf < GT_MAX_FRAMES; j++)
+		size_t j = 0;
+		/* pcs[0] is a function's own address (an interposed function, a
+		 * start routine): its entry may carry inlined code's line info;
+		 * the frame is the function itself, the outermost one. */
+		if (i == 0 && k > 1)
+			j = k - 1;
+		for (; j < k && nf < GT_MAX_FRAMES; j++)
 			frames[nf++] = (struct gt_frame){ sf[j].pc, str_id(d->strings, sf[j].func),
 							  str_id(d->strings, sf[j].file), sf[j].line };
 	}

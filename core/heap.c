@@ -16,9 +16,10 @@ static _Alignas(64) _Atomic int64_t live_bytes;
 static _Alignas(64) _Atomic uint64_t metric_ts;
 
 /* Each thread keeps its own running difference and adds it to live_bytes
- * only when it grows past this, so allocating threads do not fight over
- * one cache line. The metric is off by at most this much per thread. */
-#define HEAP_DELTA_FLUSH (256 * 1024)
+ * only when it grows past this (or when it writes the metric), so
+ * allocating threads do not fight over one cache line. The metric is off by
+ * at most this much per other thread. */
+#define HEAP_DELTA_FLUSH (64 * 1024)
 
 static inline void account(struct gt_thread *t, int64_t d)
 {
@@ -53,7 +54,9 @@ static void metric(struct section *s, uint64_t ts)
 	    !atomic_compare_exchange_strong_explicit(&metric_ts, &last, ts, memory_order_relaxed,
 						     memory_order_relaxed))
 		return;
-	int64_t live = atomic_load_explicit(&live_bytes, memory_order_relaxed);
+	struct gt_thread *t = s->t;
+	int64_t live = atomic_fetch_add_explicit(&live_bytes, t->heap_delta, memory_order_relaxed) + t->heap_delta;
+	t->heap_delta = 0;
 	ev1(s->b, GT_EV_HEAP_ALLOC, ts, live > 0 ? (uint64_t)live : 0);
 }
 

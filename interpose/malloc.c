@@ -20,7 +20,6 @@ static struct {
 	void *(*malloc)(size_t);
 	void *(*calloc)(size_t, size_t);
 	void *(*realloc)(void *, size_t);
-	void *(*reallocarray)(void *, size_t, size_t);
 	void (*free)(void *);
 	int (*posix_memalign)(void **, size_t, size_t);
 	void *(*aligned_alloc)(size_t, size_t);
@@ -68,7 +67,6 @@ static int resolve(void)
 		return 0;
 	real.calloc = dlsym(RTLD_NEXT, "calloc");
 	real.realloc = dlsym(RTLD_NEXT, "realloc");
-	real.reallocarray = dlsym(RTLD_NEXT, "reallocarray");
 	real.free = dlsym(RTLD_NEXT, "free");
 	real.posix_memalign = dlsym(RTLD_NEXT, "posix_memalign");
 	real.aligned_alloc = dlsym(RTLD_NEXT, "aligned_alloc");
@@ -199,11 +197,6 @@ static void *call_realloc(void *p, size_t count, size_t n)
 	return real.realloc(p, n);
 }
 
-static void *call_reallocarray(void *p, size_t count, size_t n)
-{
-	return real.reallocarray ? real.reallocarray(p, count, n) : real.realloc(p, count * n);
-}
-
 GT_EXPORT void *realloc(void *p, size_t n)
 {
 	if (!real.malloc && !resolve())
@@ -213,17 +206,15 @@ GT_EXPORT void *realloc(void *p, size_t n)
 	return realloc_at(p, n, call_realloc, 1, GT_SITE(realloc));
 }
 
+/* glibc's reallocarray calls realloc through the PLT, that is, our realloc:
+ * check the overflow here and let realloc record the rest, once. */
 GT_EXPORT void *reallocarray(void *p, size_t count, size_t n)
 {
 	if (n && count > SIZE_MAX / n) {
 		errno = ENOMEM;
 		return NULL;
 	}
-	if (!real.malloc && !resolve())
-		return p && in_arena(p) ? arena_realloc(p, count * n) : arena_alloc(count * n, 16);
-	if (p && in_arena(p))
-		return arena_realloc(p, count * n);
-	return realloc_at(p, n, call_reallocarray, count, GT_SITE(reallocarray));
+	return realloc(p, count * n);
 }
 
 GT_EXPORT int posix_memalign(void **out, size_t align, size_t n)

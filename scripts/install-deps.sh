@@ -23,7 +23,8 @@ have_all() {
 PKGS=(build-essential pkg-config libunwind-dev libelf-dev libdw-dev libcriterion-dev
       python3 curl pigz g++ gdb
       memcached libmemcached-tools    # a real server and its load generator (tests, bench)
-      libjemalloc-dev heaptrack)      # another allocator (tests); the heap peer (bench)
+      libjemalloc-dev heaptrack       # another allocator (tests); the heap peer (bench)
+      clang libclang-rt-14-dev)       # libFuzzer for `make fuzz`
 
 if have_all "${PKGS[@]}"; then
   echo "install-deps: everything is already installed"
