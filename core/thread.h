@@ -111,6 +111,15 @@ struct gt_thread {
 	struct gt_stack_cache_entry stack_cache[GT_STACK_CACHE];
 	struct gt_type_cache_entry type_cache[GT_TYPE_CACHE];
 
+	/* Open user regions, innermost last (core/annotate.c): Go requires a
+	 * region's end to match the innermost open one. */
+#define GT_REGIONS 32
+	uint32_t nregions;
+	struct gt_region_open {
+		uint64_t task;
+		char name[56];
+	} regions[GT_REGIONS];
+
 	/* Live heap bytes this thread allocated minus freed, not yet added to
 	 * the process-wide count (core/heap.c). */
 	int64_t heap_delta;
