@@ -1,6 +1,7 @@
-/* exec.c — endings that skip the library's destructor: _exit and exec.
+/* exec.c — endings that skip the library's destructor: _exit, _Exit,
+ * quick_exit and exec.
  *
- * _exit and _Exit write the final generation first. exec writes the
+ * _exit, _Exit and quick_exit write the final generation first. exec writes the
  * generation in progress (the new image writes its own file, see
  * docs/design.md); if exec fails, tracing goes on. Neither does anything in
  * a vfork child, which shares the parent's memory (and the parent's trace
@@ -47,6 +48,17 @@ GT_EXPORT void _Exit(int status)
 	static exit_fn real;
 	if (!real)
 		real = (exit_fn)dlsym(RTLD_NEXT, "_Exit");
+	flush_before_image_ends(1);
+	real(status);
+	__builtin_unreachable();
+}
+
+/* quick_exit runs its own handlers, then ends like _exit (inside libc). */
+GT_EXPORT void quick_exit(int status)
+{
+	static exit_fn real;
+	if (!real)
+		real = (exit_fn)dlsym(RTLD_NEXT, "quick_exit");
 	flush_before_image_ends(1);
 	real(status);
 	__builtin_unreachable();
