@@ -95,6 +95,8 @@ install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/gotrace
 	install -m 755 build/gotrace $(DESTDIR)$(PREFIX)/bin/gotrace
 	install -m 755 build/libgotrace.so $(DESTDIR)$(PREFIX)/lib/gotrace/libgotrace.so
+	install -d $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 644 docs/gotrace.1 $(DESTDIR)$(PREFIX)/share/man/man1/gotrace.1
 
 # Fuzz the trace reader and the heap accounting (clang + libFuzzer); the
 # corpus in test/fuzz/corpus is replayed by the unit tests.
