@@ -21,7 +21,7 @@ have_all() {
 }
 
 PKGS=(build-essential pkg-config libunwind-dev libelf-dev libdw-dev libcriterion-dev
-      python3 curl pigz g++ gdb
+      python3 curl pigz g++ gdb valgrind
       memcached libmemcached-tools    # a real server and its load generator (tests, bench)
       libjemalloc-dev heaptrack       # another allocator (tests); the heap peer (bench)
       clang libclang-rt-14-dev)       # libFuzzer for `make fuzz`

@@ -1,0 +1,132 @@
+/* hotpath: tight loops over one interposed operation, for counting the
+ * instructions the tracer adds with valgrind's callgrind
+ * (test/integration/test_hotpath_instructions.py).
+ *
+ *   hotpath MODE N
+ *
+ * MODE is one of
+ *
+ *   mutex    pthread_mutex_lock + pthread_mutex_unlock, uncontended
+ *   yield    sched_yield
+ *   pipe     write one byte to a pipe, read it back (neither call waits)
+ *   malloc   malloc(48) + free of the same block
+ *
+ * main first runs the operation WARMUP times in warm_MODE (lazy binding,
+ * the tracer's per-thread set-up, descriptor classification all happen
+ * there), then exactly N times in hot_MODE.  Only hot_MODE is meant to be
+ * counted: `valgrind --tool=callgrind --collect-atstart=no
+ * --toggle-collect=hot_MODE`.  Both are noinline so that the function
+ * exists under that name.  Prints "hotpath MODE N ok"; exit 0, or 1 when
+ * a call failed. */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define WARMUP 200
+
+static pthread_mutex_t lone = PTHREAD_MUTEX_INITIALIZER;
+static int pipefd[2];
+
+static inline int op_mutex(void)
+{
+	return pthread_mutex_lock(&lone) != 0 || pthread_mutex_unlock(&lone) != 0;
+}
+
+static inline int op_yield(void)
+{
+	return sched_yield() != 0;
+}
+
+static inline int op_pipe(void)
+{
+	char c = 'x';
+	if (write(pipefd[1], &c, 1) != 1)
+		return 1;
+	return read(pipefd[0], &c, 1) != 1;
+}
+
+static inline int op_malloc(void)
+{
+	void *p = malloc(48);
+	if (!p)
+		return 1;
+	/* the block escapes, so the compiler cannot drop the pair */
+	__asm__ volatile("" : : "r"(p) : "memory");
+	free(p);
+	return 0;
+}
+
+#define LOOPS(name)                                                      \
+	__attribute__((noinline)) int warm_##name(uint64_t n)            \
+	{                                                                \
+		for (uint64_t i = 0; i < n; i++) {                       \
+			/* unlike hot_: never folded into one function */ \
+			__asm__ volatile("# warm-up" : : : "memory");   \
+			if (op_##name())                                 \
+				return 1;                                \
+		}                                                        \
+		return 0;                                                \
+	}                                                                \
+	__attribute__((noinline)) int hot_##name(uint64_t n)             \
+	{                                                                \
+		for (uint64_t i = 0; i < n; i++)                         \
+			if (op_##name())                                 \
+				return 1;                                \
+		return 0;                                                \
+	}
+
+int warm_mutex(uint64_t n);
+int hot_mutex(uint64_t n);
+int warm_yield(uint64_t n);
+int hot_yield(uint64_t n);
+int warm_pipe(uint64_t n);
+int hot_pipe(uint64_t n);
+int warm_malloc(uint64_t n);
+int hot_malloc(uint64_t n);
+
+LOOPS(mutex)
+LOOPS(yield)
+LOOPS(pipe)
+LOOPS(malloc)
+
+int main(int argc, char **argv)
+{
+	int (*warm)(uint64_t), (*hot)(uint64_t);
+
+	if (argc != 3) {
+		fprintf(stderr, "usage: hotpath mutex|yield|pipe|malloc N\n");
+		return 2;
+	}
+	uint64_t n = strtoull(argv[2], NULL, 10);
+	if (n == 0) {
+		fprintf(stderr, "hotpath: N must be a positive number\n");
+		return 2;
+	}
+	if (strcmp(argv[1], "mutex") == 0) {
+		warm = warm_mutex, hot = hot_mutex;
+	} else if (strcmp(argv[1], "yield") == 0) {
+		warm = warm_yield, hot = hot_yield;
+	} else if (strcmp(argv[1], "pipe") == 0) {
+		if (pipe(pipefd) != 0) {
+			perror("hotpath: pipe");
+			return 1;
+		}
+		warm = warm_pipe, hot = hot_pipe;
+	} else if (strcmp(argv[1], "malloc") == 0) {
+		warm = warm_malloc, hot = hot_malloc;
+	} else {
+		fprintf(stderr, "hotpath: unknown mode %s\n", argv[1]);
+		return 2;
+	}
+	if (warm(WARMUP) != 0 || hot(n) != 0) {
+		fprintf(stderr, "hotpath: a %s call failed\n", argv[1]);
+		return 1;
+	}
+	printf("hotpath %s %llu ok\n", argv[1], (unsigned long long)n);
+	return 0;
+}
