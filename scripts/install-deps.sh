@@ -24,7 +24,8 @@ PKGS=(build-essential pkg-config libunwind-dev libelf-dev libdw-dev libcriterion
       python3 curl pigz g++ gdb valgrind
       memcached libmemcached-tools    # a real server and its load generator (tests, bench)
       libjemalloc-dev heaptrack       # another allocator (tests); the heap peer (bench)
-      clang libclang-rt-14-dev)       # libFuzzer for `make fuzz`
+      clang libclang-rt-14-dev        # libFuzzer for `make fuzz`
+      chromium fonts-liberation)      # the viewer test (headless)
 
 if have_all "${PKGS[@]}"; then
   echo "install-deps: everything is already installed"
