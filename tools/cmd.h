@@ -28,6 +28,7 @@ struct gt_command {
 
 extern const struct gt_command gt_cmd_run;
 extern const struct gt_command gt_cmd_heap;
+extern const struct gt_command gt_cmd_stat;
 extern const struct gt_command gt_cmd_help;
 
 /* gt_commands lists every command in help order, NULL-terminated (gotrace.c). */

@@ -7,6 +7,7 @@
 const struct gt_command *const gt_commands[] = {
 	&gt_cmd_run,
 	&gt_cmd_heap,
+	&gt_cmd_stat,
 	&gt_cmd_help,
 	NULL,
 };
