@@ -27,7 +27,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#define WARMUP 200
+#define WARMUP 20
 
 static pthread_mutex_t lone = PTHREAD_MUTEX_INITIALIZER;
 static int pipefd[2];
