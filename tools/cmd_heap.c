@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "tools/cmd.h"
+#include "tools/replay.h"
 #include "tools/gzip.h"
 #include "tools/heap_report.h"
 
@@ -40,24 +41,6 @@ static void heap_help(FILE *out)
 		     "  go tool pprof -http=: -sample_index=alloc_space heap.pb.gz\n");
 }
 
-static int usage_error(const char *fmt, const char *arg)
-{
-	fprintf(stderr, "gotrace heap: ");
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, "\nusage: %s\n", USAGE);
-	return GT_EXIT_USAGE;
-}
-
-static int parse_top(const char *s, unsigned *top)
-{
-	char *end;
-	errno = 0;
-	unsigned long v = strtoul(s, &end, 10);
-	if (!*s || *end || errno || s[0] == '-' || v > 1000000)
-		return -1;
-	*top = (unsigned)v;
-	return 0;
-}
 
 static int write_profile(const struct gt_heap *h, const char *name, const char *path)
 {
@@ -88,41 +71,14 @@ static int write_profile(const struct gt_heap *h, const char *name, const char *
 
 static int heap_main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "pprof", required_argument, NULL, 'p' },
-		{ "top", required_argument, NULL, 't' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
+	static const struct gt_replay_cmd args = { "heap", USAGE, &gt_cmd_heap, "sites", true, "pprof", true };
 	const char *pprof = NULL;
 	unsigned top = DEFAULT_TOP;
-	int c;
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long_only(argc, argv, "+:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'p': pprof = optarg; break;
-		case 't':
-			if (parse_top(optarg, &top))
-				return usage_error("-top wants a number of sites (0 = all), not \"%s\"", optarg);
-			break;
-		case 'h': gt_print_command_help(stdout, &gt_cmd_heap); return 0;
-		case ':': return usage_error("option %s needs a value", argv[optind - 1]);
-		default:
-			return usage_error("bad option \"%s\"", argv[optind - 1]);
-		}
-	}
-	if (optind != argc - 1)
-		return usage_error(optind < argc ? "one trace file please, got \"%s\" and more"
-						 : "which trace? (missing TRACE)%s",
-				   optind < argc ? argv[optind + 1] : "");
-	const char *path = argv[optind];
-
-	FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
-	if (!f) {
-		fprintf(stderr, "gotrace heap: cannot open %s: %s\n", path, strerror(errno));
-		return 1;
-	}
+	const char *path = NULL;
+	int status;
+	FILE *f = gt_replay_args(&args, argc, argv, &top, &pprof, NULL, &path, &status);
+	if (!f)
+		return status;
 	struct gt_heap *h = malloc(sizeof *h);
 	if (!h || gt_heap_init(h)) {
 		fprintf(stderr, "gotrace heap: out of memory\n");

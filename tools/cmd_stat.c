@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "tools/cmd.h"
+#include "tools/replay.h"
 #include "tools/stat_acct.h"
 #include "tools/stat_report.h"
 
@@ -41,61 +42,17 @@ static void stat_help(FILE *out)
 		     "  gotrace stat -top 0 -json app.trace | python3 -m json.tool\n");
 }
 
-static int usage_error(const char *fmt, const char *arg)
-{
-	fprintf(stderr, "gotrace stat: ");
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, "\nusage: %s\n", USAGE);
-	return GT_EXIT_USAGE;
-}
-
-static int parse_top(const char *s, unsigned *top)
-{
-	char *end;
-	errno = 0;
-	unsigned long v = strtoul(s, &end, 10);
-	if (!*s || *end || errno || s[0] == '-' || s[0] == '+' || v > 1000000)
-		return -1;
-	*top = (unsigned)v;
-	return 0;
-}
 
 static int stat_main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "top", required_argument, NULL, 't' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
+	static const struct gt_replay_cmd args = { "stat", USAGE, &gt_cmd_stat, "entries", false, "json", false };
 	bool json = false;
 	unsigned top = DEFAULT_TOP;
-	int c;
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long_only(argc, argv, "+:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'j': json = true; break;
-		case 't':
-			if (parse_top(optarg, &top))
-				return usage_error("-top wants a number of entries (0 = all), not \"%s\"", optarg);
-			break;
-		case 'h': gt_print_command_help(stdout, &gt_cmd_stat); return 0;
-		case ':': return usage_error("option %s needs a value", argv[optind - 1]);
-		default: return usage_error("bad option \"%s\"", argv[optind - 1]);
-		}
-	}
-	if (optind != argc - 1)
-		return usage_error(optind < argc ? "one trace file please, got \"%s\" and more"
-						 : "which trace? (missing TRACE)%s",
-				   optind < argc ? argv[optind + 1] : "");
-	const char *path = argv[optind];
-
-	FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
-	if (!f) {
-		fprintf(stderr, "gotrace stat: cannot open %s: %s\n", path, strerror(errno));
-		return 1;
-	}
+	const char *path = NULL;
+	int status;
+	FILE *f = gt_replay_args(&args, argc, argv, &top, NULL, &json, &path, &status);
+	if (!f)
+		return status;
 	const char *name = f == stdin ? "(standard input)" : path;
 	struct gt_stat *s = malloc(sizeof *s);
 	if (!s || gt_stat_init(s)) {

@@ -286,14 +286,14 @@ static int add_run(struct gt_heap *h, const struct gt_rbatch *b)
 		if (gt_grow(&h->g_threads, &h->g_cap_threads, h->g_nthreads + 1, sizeof *h->g_threads))
 			return oom(h);
 		e->val = h->g_nthreads;
-		h->g_threads[h->g_nthreads++] = (struct gt_hthread){ .m = b->m, .first = UINT32_MAX,
+		h->g_threads[h->g_nthreads++] = (struct gt_replay_thread){ .m = b->m, .first = UINT32_MAX,
 								     .last = UINT32_MAX };
 	}
-	struct gt_hthread *t = &h->g_threads[e->val];
+	struct gt_replay_thread *t = &h->g_threads[e->val];
 	if (gt_grow(&h->g_runs, &h->g_cap_runs, h->g_nruns + 1, sizeof *h->g_runs))
 		return oom(h);
 	uint32_t i = (uint32_t)h->g_nruns++;
-	h->g_runs[i] = (struct gt_hrun){ .base_ts = b->base_ts, .data_offset = b->data_offset, .len = b->len,
+	h->g_runs[i] = (struct gt_replay_run){ .base_ts = b->base_ts, .data_offset = b->data_offset, .len = b->len,
 					 .mem = SIZE_MAX, .next = UINT32_MAX };
 	if (h->fd < 0) {
 		if (gt_grow(&h->g_payload, &h->g_cap_payload, h->g_npayload + b->len, 1))
@@ -461,43 +461,16 @@ static void replay_free(struct gt_heap *h, const struct gt_event *ev)
 /* ---- the replay: the threads' heap events merged by time ---- */
 
 /* load_run points thread t's cursor at run i. */
-static int load_run(struct gt_heap *h, struct gt_hthread *t, uint32_t i)
+static int load_run(struct gt_heap *h, struct gt_replay_thread *t, uint32_t i)
 {
-	const struct gt_hrun *run = &h->g_runs[i];
-	const uint8_t *data;
-	if (run->mem != SIZE_MAX) {
-		data = h->g_payload + run->mem;
-	} else {
-		if (run->len > t->cap) {
-			uint8_t *p = realloc(t->buf, run->len);
-			if (!p)
-				return oom(h);
-			t->buf = p;
-			t->cap = run->len;
-		}
-		size_t got = 0;
-		while (got < run->len) {
-			ssize_t n = pread(h->fd, t->buf + got, run->len - got,
-					  (off_t)(h->fd_base + run->data_offset + got));
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n <= 0)
-				return fail(h, "cannot read the batch payload at offset %llu again: %s",
-					    (ull)run->data_offset, n < 0 ? strerror(errno) : "the file got shorter");
-			got += (size_t)n;
-		}
-		data = t->buf;
-	}
-	struct gt_rbatch b = { .kind = GT_BATCH_EVENTS, .gen = h->gen, .m = t->m, .base_ts = run->base_ts,
-			       .data = data, .len = run->len, .data_offset = run->data_offset };
-	gt_events_begin(&t->c, &b);
-	t->run = i;
-	return 0;
+	struct gt_replay_src src = { h->g_runs, h->g_payload, h->fd, h->fd_base, h->gen };
+	int r = gt_replay_load(&src, t, i, h->err, sizeof h->err);
+	return r == -2 ? oom(h) : r;
 }
 
 /* next_heap_event moves thread t to its next heap event: 1, 0 when it has
  * none left, -1 on an error. */
-static int next_heap_event(struct gt_heap *h, struct gt_hthread *t)
+static int next_heap_event(struct gt_heap *h, struct gt_replay_thread *t)
 {
 	for (;;) {
 		int r;
@@ -511,33 +484,6 @@ static int next_heap_event(struct gt_heap *h, struct gt_hthread *t)
 			return 0;
 		if (load_run(h, t, next))
 			return -1;
-	}
-}
-
-/* before orders threads by their next event's time, then by first batch. */
-static bool before(const struct gt_heap *h, uint32_t a, uint32_t b)
-{
-	const struct gt_hthread *x = &h->g_threads[a], *y = &h->g_threads[b];
-	if (x->ev.ts != y->ev.ts)
-		return x->ev.ts < y->ev.ts;
-	return a < b;
-}
-
-static void sift_down(struct gt_heap *h, size_t n, size_t i)
-{
-	uint32_t *q = h->g_heap;
-	for (;;) {
-		size_t l = 2 * i + 1, m = i;
-		if (l < n && before(h, q[l], q[m]))
-			m = l;
-		if (l + 1 < n && before(h, q[l + 1], q[m]))
-			m = l + 1;
-		if (m == i)
-			return;
-		uint32_t tmp = q[i];
-		q[i] = q[m];
-		q[m] = tmp;
-		i = m;
 	}
 }
 
@@ -564,40 +510,26 @@ static int replay_event(struct gt_heap *h, const struct gt_event *ev)
 	return 0;
 }
 
+static int load_first(void *ctx, struct gt_replay_thread *t)
+{
+	return load_run(ctx, t, t->first);
+}
+
+static int next_event(void *ctx, struct gt_replay_thread *t)
+{
+	return next_heap_event(ctx, t);
+}
+
+static int emit_event(void *ctx, struct gt_replay_thread *t)
+{
+	return replay_event(ctx, &t->ev);
+}
+
 /* replay merges the threads' heap events by time and accounts them. */
 static int replay(struct gt_heap *h)
 {
-	if (h->g_nthreads == 0)
-		return 0;
-	uint32_t *q = realloc(h->g_heap, h->g_nthreads * sizeof *q);
-	if (!q)
-		return oom(h);
-	h->g_heap = q;
-	size_t n = 0;
-	for (uint32_t i = 0; i < h->g_nthreads; i++) {
-		struct gt_hthread *t = &h->g_threads[i];
-		int r = load_run(h, t, t->first);
-		if (r == 0)
-			r = next_heap_event(h, t);
-		if (r < 0)
-			return -1;
-		if (r > 0)
-			q[n++] = i;
-	}
-	for (size_t i = n / 2; i-- > 0;)
-		sift_down(h, n, i);
-	while (n > 0) {
-		struct gt_hthread *t = &h->g_threads[q[0]];
-		if (replay_event(h, &t->ev))
-			return -1;
-		int r = next_heap_event(h, t);
-		if (r < 0)
-			return -1;
-		if (r == 0)
-			q[0] = q[--n];
-		sift_down(h, n, 0);
-	}
-	return 0;
+	int r = gt_replay_merge(h->g_threads, h->g_nthreads, &h->g_heap, load_first, next_event, emit_event, h);
+	return r == -2 ? oom(h) : r;
 }
 
 /* end_gen replays the generation's heap events, then drops it. */
@@ -656,19 +588,6 @@ int gt_heap_end(struct gt_heap *h)
 	return end_gen(h);
 }
 
-/* rereadable returns f's descriptor when it is a regular file (pread
- * works on it), else -1. */
-static int rereadable(FILE *f, uint64_t *base)
-{
-	struct stat st;
-	int fd = fileno(f);
-	off_t at = ftello(f);
-	if (fd < 0 || at < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
-		return -1;
-	*base = (uint64_t)at;
-	return fd;
-}
-
 int gt_heap_read(struct gt_heap *h, FILE *f)
 {
 	struct gt_reader *r = malloc(sizeof *r);
@@ -676,7 +595,7 @@ int gt_heap_read(struct gt_heap *h, FILE *f)
 	int rc;
 	if (!r)
 		return oom(h);
-	h->fd = rereadable(f, &h->fd_base);
+	h->fd = gt_replay_fd(f, &h->fd_base);
 	if (gt_reader_init(r, f)) {
 		fail(h, "%s", r->err);
 		free(r);

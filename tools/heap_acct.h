@@ -37,28 +37,9 @@
 #include "encoder/reader.h"
 #include "tools/heap_map.h"
 #include "tools/heap_sites.h"
+#include "tools/replay.h"
 
 #define GT_HEAP_ERR 256
-
-/* An event batch of the current generation that holds heap events. */
-struct gt_hrun {
-	uint64_t base_ts;
-	uint64_t data_offset; /* file offset of the payload */
-	size_t len;
-	size_t mem;           /* payload copy in g_payload, or SIZE_MAX: read it again */
-	uint32_t next;        /* the same thread's next run, or UINT32_MAX */
-};
-
-/* A thread of the current generation, and its place in the replay. */
-struct gt_hthread {
-	uint64_t m;
-	uint32_t first, last; /* its runs */
-	uint32_t run;         /* the run being replayed */
-	uint8_t *buf;         /* pread buffer */
-	size_t cap;
-	struct gt_event_cursor c;
-	struct gt_event ev;   /* its next heap event */
-};
 
 /* Per-generation table entries (ids map to indices of these arrays). */
 struct gt_hgen_str {
@@ -99,11 +80,11 @@ struct gt_heap {
 	size_t g_nframes, g_cap_frames;
 	struct gt_hgen_type *g_typ;
 	size_t g_ntyp, g_cap_typ;
-	struct gt_hrun *g_runs;
+	struct gt_replay_run *g_runs;
 	size_t g_nruns, g_cap_runs;
 	uint8_t *g_payload;     /* payload copies */
 	size_t g_npayload, g_cap_payload;
-	struct gt_hthread *g_threads;
+	struct gt_replay_thread *g_threads;
 	size_t g_nthreads, g_cap_threads;
 	struct gt_hmap g_thread_index; /* m -> index in g_threads */
 	uint32_t *g_heap;       /* replay: threads by their next event's time */

@@ -47,6 +47,7 @@
 #include "encoder/reader.h"
 #include "tools/heap_map.h"
 #include "tools/heap_sites.h"
+#include "tools/replay.h"
 
 #define GT_STAT_ERR 256
 /* Distinct block reasons kept apart; later ones share the last slot. */
@@ -97,23 +98,6 @@ struct gt_sgstk {
 	uint32_t n;
 	uint32_t site;       /* interned site, or GT_STAT_NONE until needed */
 };
-/* An event batch of the generation. */
-struct gt_srun {
-	uint64_t base_ts, data_offset;
-	size_t len;
-	size_t mem;          /* payload copy in g_payload, or SIZE_MAX: pread it */
-	uint32_t next;       /* the same M's next batch, or UINT32_MAX */
-};
-/* An M of the generation during the replay. */
-struct gt_sm {
-	uint64_t m;
-	uint32_t first, last, run;
-	uint8_t *buf;
-	size_t cap;
-	struct gt_event_cursor c;
-	struct gt_event ev;  /* its next event */
-};
-
 struct gt_stat {
 	struct gt_sites sites;        /* strings, frames and stacks, interned by content */
 
@@ -142,11 +126,11 @@ struct gt_stat {
 	size_t g_nstk, g_cap_stk;
 	uint64_t *g_frames;
 	size_t g_nframes, g_cap_frames;
-	struct gt_srun *g_runs;
+	struct gt_replay_run *g_runs;
 	size_t g_nruns, g_cap_runs;
 	uint8_t *g_payload;
 	size_t g_npayload, g_cap_payload;
-	struct gt_sm *g_ms;
+	struct gt_replay_thread *g_ms;
 	size_t g_nms, g_cap_ms;
 	struct gt_hmap g_m_index;     /* m -> index in g_ms */
 	uint32_t *g_heap;             /* replay order: Ms by their next event */

@@ -193,12 +193,12 @@ static int remember(struct gt_stat *s, const struct gt_rbatch *b)
 		if (gt_grow(&s->g_ms, &s->g_cap_ms, s->g_nms + 1, sizeof *s->g_ms))
 			return gt_stat_oom(s);
 		e->val = s->g_nms;
-		s->g_ms[s->g_nms++] = (struct gt_sm){ .m = b->m, .first = UINT32_MAX, .last = UINT32_MAX };
+		s->g_ms[s->g_nms++] = (struct gt_replay_thread){ .m = b->m, .first = UINT32_MAX, .last = UINT32_MAX };
 	}
 	size_t mi = e->val;
 	if (gt_grow(&s->g_runs, &s->g_cap_runs, s->g_nruns + 1, sizeof *s->g_runs))
 		return gt_stat_oom(s);
-	struct gt_srun run = { b->base_ts, b->data_offset, b->len, SIZE_MAX, UINT32_MAX };
+	struct gt_replay_run run = { b->base_ts, b->data_offset, b->len, SIZE_MAX, UINT32_MAX };
 	if (s->fd < 0) {
 		if (gt_grow(&s->g_payload, &s->g_cap_payload, s->g_npayload + b->len, 1))
 			return gt_stat_oom(s);
@@ -208,7 +208,7 @@ static int remember(struct gt_stat *s, const struct gt_rbatch *b)
 	}
 	uint32_t i = (uint32_t)s->g_nruns++;
 	s->g_runs[i] = run;
-	struct gt_sm *m = &s->g_ms[mi];
+	struct gt_replay_thread *m = &s->g_ms[mi];
 	if (m->last == UINT32_MAX)
 		m->first = i;
 	else
@@ -247,41 +247,15 @@ static int read_sync(struct gt_stat *s, const struct gt_rbatch *b)
 
 /* ---- the replay ---- */
 
-static int load_run(struct gt_stat *s, struct gt_sm *m, uint32_t i)
+static int load_run(struct gt_stat *s, struct gt_replay_thread *m, uint32_t i)
 {
-	const struct gt_srun *run = &s->g_runs[i];
-	const uint8_t *data;
-	if (run->mem != SIZE_MAX) {
-		data = s->g_payload + run->mem;
-	} else {
-		if (run->len > m->cap) {
-			uint8_t *p = realloc(m->buf, run->len);
-			if (!p)
-				return gt_stat_oom(s);
-			m->buf = p;
-			m->cap = run->len;
-		}
-		for (size_t got = 0; got < run->len;) {
-			ssize_t n = pread(s->fd, m->buf + got, run->len - got,
-					  (off_t)(s->fd_base + run->data_offset + got));
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n <= 0)
-				return failf(s, "cannot read the batch payload at offset %llu again: %s",
-					     (ull)run->data_offset, n < 0 ? strerror(errno) : "the file got shorter");
-			got += (size_t)n;
-		}
-		data = m->buf;
-	}
-	struct gt_rbatch b = { .kind = GT_BATCH_EVENTS, .gen = s->gen, .m = m->m, .base_ts = run->base_ts,
-			       .data = data, .len = run->len, .data_offset = run->data_offset };
-	gt_events_begin(&m->c, &b);
-	m->run = i;
-	return 0;
+	struct gt_replay_src src = { s->g_runs, s->g_payload, s->fd, s->fd_base, s->gen };
+	int r = gt_replay_load(&src, m, i, s->err, sizeof s->err);
+	return r == -2 ? gt_stat_oom(s) : r;
 }
 
 /* advance moves M m to its next event: 1, 0 when it has none, -1 on error. */
-static int advance(struct gt_stat *s, struct gt_sm *m)
+static int advance(struct gt_stat *s, struct gt_replay_thread *m)
 {
 	for (;;) {
 		int r = gt_events_next(&m->c, &m->ev);
@@ -299,63 +273,25 @@ static int advance(struct gt_stat *s, struct gt_sm *m)
 	}
 }
 
-static bool earlier(const struct gt_stat *s, uint32_t a, uint32_t b)
+static int load_first(void *ctx, struct gt_replay_thread *m)
 {
-	uint64_t ta = s->g_ms[a].ev.ts, tb = s->g_ms[b].ev.ts;
-	return ta != tb ? ta < tb : a < b;
+	return load_run(ctx, m, m->first);
 }
 
-static void sift(struct gt_stat *s, size_t n, size_t i)
+static int next_event(void *ctx, struct gt_replay_thread *m)
 {
-	uint32_t *q = s->g_heap;
-	for (;;) {
-		size_t least = i, l = 2 * i + 1, r = l + 1;
-		if (l < n && earlier(s, q[l], q[least]))
-			least = l;
-		if (r < n && earlier(s, q[r], q[least]))
-			least = r;
-		if (least == i)
-			return;
-		uint32_t t = q[i];
-		q[i] = q[least];
-		q[least] = t;
-		i = least;
-	}
+	return advance(ctx, m);
+}
+
+static int emit_event(void *ctx, struct gt_replay_thread *m)
+{
+	return gt_stat_event(ctx, m->m, &m->ev);
 }
 
 static int replay(struct gt_stat *s)
 {
-	if (s->g_nms == 0)
-		return 0;
-	uint32_t *q = realloc(s->g_heap, s->g_nms * sizeof *q);
-	if (!q)
-		return gt_stat_oom(s);
-	s->g_heap = q;
-	size_t n = 0;
-	for (uint32_t i = 0; i < s->g_nms; i++) {
-		struct gt_sm *m = &s->g_ms[i];
-		int r = load_run(s, m, m->first);
-		if (r == 0)
-			r = advance(s, m);
-		if (r < 0)
-			return -1;
-		if (r > 0)
-			q[n++] = i;
-	}
-	for (size_t i = n / 2; i-- > 0;)
-		sift(s, n, i);
-	while (n > 0) {
-		struct gt_sm *m = &s->g_ms[q[0]];
-		if (gt_stat_event(s, m->m, &m->ev))
-			return -1;
-		int r = advance(s, m);
-		if (r < 0)
-			return -1;
-		if (r == 0)
-			q[0] = q[--n];
-		sift(s, n, 0);
-	}
-	return 0;
+	int r = gt_replay_merge(s->g_ms, s->g_nms, &s->g_heap, load_first, next_event, emit_event, s);
+	return r == -2 ? gt_stat_oom(s) : r;
 }
 
 /* ---- generations ---- */
@@ -424,18 +360,6 @@ int gt_stat_end(struct gt_stat *s)
 	return rc;
 }
 
-/* pread_fd returns f's descriptor when f is a regular file, else -1. */
-static int pread_fd(FILE *f, uint64_t *base)
-{
-	struct stat st;
-	int fd = fileno(f);
-	off_t at = ftello(f);
-	if (fd < 0 || at < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
-		return -1;
-	*base = (uint64_t)at;
-	return fd;
-}
-
 int gt_stat_read(struct gt_stat *s, FILE *f)
 {
 	struct gt_reader *r = malloc(sizeof *r);
@@ -446,7 +370,7 @@ int gt_stat_read(struct gt_stat *s, FILE *f)
 		gt_stat_finish(s);
 		return -1;
 	}
-	s->fd = pread_fd(f, &s->fd_base);
+	s->fd = gt_replay_fd(f, &s->fd_base);
 	if (gt_reader_init(r, f)) {
 		failf(s, "%s", r->err);
 		goto out;

@@ -13,3 +13,4 @@
 #include "tools/heap_report.c"
 #include "tools/heap_sites.c"
 #include "tools/pprof.c"
+#include "tools/replay.c"

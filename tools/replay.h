@@ -1,0 +1,90 @@
+/* replay.h — shared by `gotrace heap` and `gotrace stat`: a generation's event batches kept by file offset, read again and replayed with the threads' events merged by time. */
+#ifndef GT_TOOLS_REPLAY_H
+#define GT_TOOLS_REPLAY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "encoder/reader.h"
+
+/* An event batch of the generation. */
+struct gt_replay_run {
+	uint64_t base_ts;
+	uint64_t data_offset; /* file offset of the payload */
+	size_t len;
+	size_t mem;           /* payload copy in the payload arena, or SIZE_MAX: pread it */
+	uint32_t next;        /* the same thread's next run, or UINT32_MAX */
+};
+
+/* A thread (M) of the generation, and its place in the replay. */
+struct gt_replay_thread {
+	uint64_t m;
+	uint32_t first, last; /* its runs */
+	uint32_t run;         /* the run being replayed */
+	uint8_t *buf;         /* pread buffer */
+	size_t cap;
+	struct gt_event_cursor c;
+	struct gt_event ev;   /* its next event */
+};
+
+/* Where a generation's runs are read from. */
+struct gt_replay_src {
+	const struct gt_replay_run *runs;
+	const uint8_t *payload;
+	int fd;
+	uint64_t fd_base;
+	uint64_t gen;
+};
+
+/* gt_replay_load points t's cursor at run i: 0, -2 out of memory, -1 a read
+ * error described in err. */
+int gt_replay_load(const struct gt_replay_src *src, struct gt_replay_thread *t, uint32_t i, char *err, size_t errsz);
+
+/* gt_replay_merge replays the threads' events merged by time (ties to the
+ * thread seen first). next moves a thread to its next event (1, 0 none left,
+ * -1 error) after the caller loaded its first run; emit takes each event.
+ * heap is the caller's queue buffer. Returns 0, -1 error, -2 out of memory. */
+int gt_replay_merge(struct gt_replay_thread *ts, size_t n, uint32_t **heap,
+		    int (*load_first)(void *ctx, struct gt_replay_thread *t),
+		    int (*next)(void *ctx, struct gt_replay_thread *t),
+		    int (*emit)(void *ctx, struct gt_replay_thread *t), void *ctx);
+
+/* gt_replay_fd returns f's descriptor when it is a regular file (pread works
+ * on it) and sets *base to its position, else -1. */
+int gt_replay_fd(FILE *f, uint64_t *base);
+
+/* The command-line code `gotrace heap` and `gotrace stat` share. cmd is
+ * "heap" or "stat", usage the command's usage line. */
+
+/* gt_replay_usage_error prints "gotrace CMD: " fmt (with arg) and the usage;
+ * returns the usage exit status. */
+int gt_replay_usage_error(const char *cmd, const char *usage, const char *fmt, const char *arg);
+
+/* gt_replay_parse_top reads -top N (0 to 1000000; a leading '+' only when
+ * plus_ok): 0, or -1 when s is no such number. */
+int gt_replay_parse_top(const char *s, bool plus_ok, unsigned *top);
+
+/* gt_replay_open_trace checks that argv[optind] is the one operand left and
+ * opens it ("-": standard input). NULL with *status set when it cannot. */
+FILE *gt_replay_open_trace(const char *cmd, const char *usage, int argc, char **argv, int optind, int *status);
+
+struct gt_command;
+
+/* A command's options besides -top N and -help: one, a flag or with a value. */
+struct gt_replay_cmd {
+	const char *name, *usage;
+	const struct gt_command *cmd;
+	const char *top_what;  /* "sites", "entries" */
+	bool plus_ok;          /* -top +N allowed */
+	const char *opt;       /* its extra option */
+	bool opt_value;        /* it takes a value (*value), else sets *flag */
+};
+
+/* gt_replay_args parses the command line (*top holds the default) and opens
+ * the trace; NULL with *status set when done or failed (0 after -help). */
+FILE *gt_replay_args(const struct gt_replay_cmd *rc, int argc, char **argv, unsigned *top,
+		     const char **value, bool *flag, const char **path, int *status);
+
+#endif
