@@ -28,7 +28,7 @@ static int annotate(struct gt_thread *t, uint8_t type, uint64_t a0, int nstr, co
 	if (gt_ready(t) != 0)
 		goto out;
 	uintptr_t pcs[GT_MAX_FRAMES];
-	unsigned n = gt_stack_capture(pcs, gt.max_frames ? gt.max_frames : 1, site);
+	unsigned n = gt_stack_capture(pcs, site);
 	uint64_t ts = gt_now();
 	struct section s;
 	if (!gt_section_open(&s, t, ts))

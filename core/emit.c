@@ -163,7 +163,7 @@ int gt_block(struct gt_thread *t, enum gt_str reason, uintptr_t site, uintptr_t 
 	t->inside++;
 	if (gt_ready(t) != 0)
 		goto out;
-	t->block_n = gt_stack_capture(t->block_pcs, gt.max_frames ? gt.max_frames : 1, site);
+	t->block_n = gt_stack_capture(t->block_pcs, site);
 	uint64_t ts = gt_now();
 	struct section s;
 	if (!gt_section_open(&s, t, ts))
@@ -230,7 +230,7 @@ void gt_waited(struct gt_thread *t, enum gt_str reason, uintptr_t site, uint64_t
 	t->inside++;
 	if (gt_ready(t) != 0)
 		goto out;
-	t->block_n = gt_stack_capture(t->block_pcs, gt.max_frames ? gt.max_frames : 1, site);
+	t->block_n = gt_stack_capture(t->block_pcs, site);
 	struct section s;
 	if (!gt_section_open(&s, t, t0))
 		goto out;
@@ -259,7 +259,7 @@ void gt_yield_begin(struct gt_thread *t, uintptr_t site)
 	if (gt_ready(t) != 0)
 		goto out;
 	uintptr_t pcs[GT_MAX_FRAMES];
-	unsigned n = gt_stack_capture(pcs, gt.max_frames ? gt.max_frames : 1, site);
+	unsigned n = gt_stack_capture(pcs, site);
 	uint64_t ts = gt_now();
 	struct section s;
 	if (!gt_section_open(&s, t, ts))
@@ -302,7 +302,7 @@ uint64_t gt_create(struct gt_thread *t, uint64_t new_g, uintptr_t start_pc, uint
 	if (gt_ready(t) != 0)
 		goto out;
 	uintptr_t pcs[GT_MAX_FRAMES];
-	unsigned n = gt_stack_capture(pcs, gt.max_frames ? gt.max_frames : 1, site);
+	unsigned n = gt_stack_capture(pcs, site);
 	uint64_t ts = gt_now();
 	struct section s;
 	if (!gt_section_open(&s, t, ts))
@@ -470,7 +470,7 @@ void gt_call_end(struct gt_thread *t)
 		goto out;
 	}
 	/* A wait worth showing that no generation switch saw: write it now. */
-	t->block_n = gt_stack_capture(t->block_pcs, gt.max_frames ? gt.max_frames : 1, t->call_site);
+	t->block_n = gt_stack_capture(t->block_pcs, t->call_site);
 	if (!gt_section_open(&s, t, v))
 		goto out;
 	uint64_t stk = gt_stack_id(t, s.gen, t->block_pcs, t->block_n);

@@ -68,7 +68,7 @@ void gt_heap_alloc(struct gt_thread *t, void *p, size_t size, size_t usable_size
 	if (gt_announced(t) != 0)
 		goto out;
 	uintptr_t pcs[GT_MAX_FRAMES];
-	unsigned n = gt_stack_capture(pcs, gt.max_frames ? gt.max_frames : 1, site);
+	unsigned n = gt_stack_capture(pcs, site);
 	uint64_t ts = gt_now();
 	struct section s;
 	if (!gt_section_open(&s, t, ts))

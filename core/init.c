@@ -198,7 +198,7 @@ __attribute__((constructor)) static void gt_init(void)
 	gt_real_resolve();
 	struct gt_config cfg;
 	gt_config_load(&cfg, secure_getenv, warn_line, NULL);
-	gt.max_frames = cfg.stacks;
+	gt.max_frames = cfg.stacks ? cfg.stacks : 1; /* 0: only the interposed call */
 	gt.period_ns = cfg.period_ns;
 	gt.format = (int)cfg.format;
 	gt.malloc_events = cfg.malloc_events;

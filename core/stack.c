@@ -80,10 +80,9 @@ static int memo_valid(const struct gt_stack_memo *m)
 	return 1;
 }
 
-unsigned gt_stack_capture(uintptr_t *pcs, unsigned max, uintptr_t site)
+unsigned gt_stack_capture(uintptr_t *pcs, uintptr_t site)
 {
-	if (max == 0)
-		return 0;
+	unsigned max = gt.max_frames;
 	pcs[0] = site;
 	if (max == 1)
 		return 1;

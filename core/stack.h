@@ -16,13 +16,13 @@ struct gt_thread;
 void gt_stack_init(void);
 
 /* gt_stack_capture writes [site, return addresses of the interposed
- * function's callers...] to pcs, at most max entries (max >= 1; max == 1
- * means no unwinding) and returns the count. Frames of this library are
+ * function's callers...] to pcs, at most gt.max_frames entries (1 means no
+ * unwinding) and returns the count. Frames of this library are
  * skipped. When the interposed function left its return address and frame
  * (GT_SITE in interpose/interpose.h), a stack seen before from the same caller and SP is reused
  * after checking that every return address is still in its stack slot: a
  * few loads instead of an unwind. */
-unsigned gt_stack_capture(uintptr_t *pcs, unsigned max, uintptr_t site);
+unsigned gt_stack_capture(uintptr_t *pcs, uintptr_t site);
 
 /* gt_stack_id returns the id of pcs[0..n) in generation gen's stack table
  * (0 for n == 0). Call inside a write section of generation gen. */

@@ -63,7 +63,8 @@ struct gt_tracer {
 	int asym_fence;
 
 	/* Options, read once in the constructor. */
-	unsigned max_frames;   /* GOTRACE_STACKS */
+	unsigned max_frames;   /* frames per stack: GOTRACE_STACKS, or 1 (the
+	                        * interposed call only) for GOTRACE_STACKS=0 */
 	uint64_t period_ns;    /* GOTRACE_PERIOD */
 	int format;            /* GOTRACE_FORMAT: 23 or 26 */
 	int malloc_events;     /* GOTRACE_MALLOC */
