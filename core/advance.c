@@ -29,7 +29,9 @@
 #include "chunk.h"
 #include "clock.h"
 #include "emit.h"
+#include "flight.h"
 #include "heap.h"
+#include "pressure.h"
 #include "log.h"
 #include "stack.h"
 #include "symbols.h"
@@ -394,37 +396,72 @@ static void fence_all_threads(void)
 	atomic_thread_fence(memory_order_seq_cst);
 }
 
-static void write_out(struct out *o)
+/* stop_writing ends tracing after a problem with the trace file. */
+static void stop_writing(int close_fd)
+{
+	atomic_store(&gt.on, 0);
+	if (close_fd)
+		close(gt.fd);
+	gt.fd = -1;
+}
+
+/* file_usable checks that gt.fd is still the trace file we opened and that
+ * it is still reachable, warning once and stopping tracing when not. */
+static int file_usable(void)
 {
 	if (gt.fd < 0)
-		return;
+		return 0;
 	struct stat st;
 	if (syscall(SYS_fstat, gt.fd, &st) != 0 || st.st_dev != gt.out_dev || st.st_ino != gt.out_ino) {
 		gt_warn("the program closed or replaced the trace file %s; tracing stops, the program goes on",
 			gt.out_path);
-		atomic_store(&gt.on, 0);
-		gt.fd = -1;
-		return;
+		stop_writing(0);
+		return 0;
 	}
-	int err = gt_write_all(gt.fd, o->iov, o->n);
-	if (err) {
-		gt_warn("cannot write the trace to %s: %s; tracing stops, the program goes on",
-			gt.out_path, strerror(err));
-		atomic_store(&gt.on, 0);
-		close(gt.fd);
-		gt.fd = -1;
+	if (S_ISREG(st.st_mode) && st.st_nlink == 0) {
+		gt_warn("the trace file %s was deleted; tracing stops, the program goes on", gt.out_path);
+		stop_writing(1);
+		return 0;
 	}
+	return 1;
 }
 
-void gt_advance(int final)
+static void write_failed(int err)
 {
-	if (getpid() != gt.pid)
-		return; /* a child that inherited our memory without our handlers */
-	gt_lock(&gt.advance_lock);
-	if (gt.finished) {
-		gt_unlock(&gt.advance_lock);
+	gt_warn("cannot write the trace to %s: %s; tracing stops, the program goes on", gt.out_path,
+		strerror(err));
+	stop_writing(1);
+}
+
+/* write_out writes a complete generation, or keeps it in the flight
+ * recorder's ring, which the final generation then writes out whole. */
+static void write_out(struct out *o, uint64_t old, uint64_t start_ts, uint64_t end_ts, int final)
+{
+	if (!gt.flight_bytes) {
+		if (!file_usable())
+			return;
+		int err = gt_write_all(gt.fd, o->iov, o->n);
+		if (err)
+			write_failed(err);
 		return;
 	}
+	gt_flight_keep(old, start_ts, end_ts, o->iov, o->n);
+	if (!final || !file_usable())
+		return;
+	int err = gt_flight_write(gt.fd);
+	if (err) {
+		write_failed(err);
+		return;
+	}
+	char what[96];
+	gt_flight_describe(what, sizeof what);
+	gt_warn("flight recorder: %s written to %s", what, gt.out_path);
+}
+
+/* advance ends the generation in progress. pre: advance_lock held, the
+ * final generation not written yet. */
+static void advance(int final)
+{
 	uint64_t old = atomic_load_explicit(&gt.gen, memory_order_relaxed);
 	atomic_store_explicit(&gt.gen, old + 1, memory_order_release);
 	fence_all_threads();
@@ -470,7 +507,6 @@ void gt_advance(int final)
 	snap.mono_ns = (uint64_t)mono.tv_sec * 1000000000ull + (uint64_t)mono.tv_nsec;
 	snap.wall_sec = (uint64_t)wall.tv_sec;
 	snap.wall_nsec = (uint64_t)wall.tv_nsec;
-	(void)gen_start_ts;
 	size_t synclen = gt_write_sync(sync, gt.format, old, GT_CLOCK_FREQ, &snap);
 	/* Go 1.27 stamps the generation's Sync event with the smallest base
 	 * time of its batches; the sync batch's base is the switch time. */
@@ -518,7 +554,7 @@ void gt_advance(int final)
 	if (gt.format >= 26)
 		out_add(&o, (void *)&eog, 1);
 
-	write_out(&o);
+	write_out(&o, old, gen_start_ts, ts, final);
 
 	gt_stacktab_reset(&gt.stacks[old & 1]);
 	gt_typetab_reset(&gt.types[old & 1]);
@@ -529,7 +565,30 @@ void gt_advance(int final)
 	out_free(&o);
 	out_free(&tails);
 	gen_start_ts = ts;
-	if (final)
+	if (final) {
 		gt.finished = 1;
+		gt_pressure_report();
+	}
+}
+
+void gt_advance(int final)
+{
+	if (getpid() != gt.pid)
+		return; /* a child that inherited our memory without our handlers */
+	gt_lock(&gt.advance_lock);
+	if (!gt.finished)
+		advance(final);
+	gt_unlock(&gt.advance_lock);
+}
+
+void gt_advance_snapshot(void)
+{
+	if (getpid() != gt.pid || !gt.flight_bytes)
+		return;
+	gt_lock(&gt.advance_lock);
+	if (!gt.finished) {
+		advance(0);
+		gt_flight_snapshot();
+	}
 	gt_unlock(&gt.advance_lock);
 }

@@ -11,6 +11,11 @@
  * Serialized by gt.advance_lock. */
 void gt_advance(int final);
 
+/* gt_advance_snapshot (flight recorder only) closes the current
+ * generation like gt_advance(0), then writes every kept generation to a
+ * snapshot file (core/flight.h). */
+void gt_advance_snapshot(void);
+
 /* gt_advance_start records when generation 1 began (for its sync batch). */
 void gt_advance_start(uint64_t ts);
 

@@ -4,6 +4,8 @@
 #include "lock.h"
 #include "region.h"
 #include "flusher.h"
+#include "pressure.h"
+#include "sys.h"
 #include "tracer.h"
 
 #define SLAB_CHUNKS 32
@@ -11,6 +13,8 @@
 static gt_lock_t pool_lock = GT_LOCK_INIT;
 static struct gt_chunk *pool;
 static _Atomic unsigned full_count[2]; /* full chunks queued per gen & 1 */
+static uint64_t queued;                 /* full chunks not yet returned (pool_lock) */
+static _Atomic uint64_t returned;       /* full chunks ever returned: progress */
 
 struct gt_chunk *gt_chunk_get(void)
 {
@@ -36,20 +40,44 @@ struct gt_chunk *gt_chunk_get(void)
 
 void gt_chunk_put(struct gt_chunk *c)
 {
+	int wake = 0;
 	gt_lock(&pool_lock);
 	c->next = pool;
 	pool = c;
+	if (c->full) {
+		c->full = 0;
+		queued--;
+		atomic_fetch_add_explicit(&returned, 1, memory_order_relaxed);
+		/* Room again below 3/4 of the budget: let the waiters go. */
+		if (atomic_load_explicit(&gt_chunk_pressure, memory_order_relaxed) &&
+		    queued < gt.buffer_chunks - gt.buffer_chunks / 4) {
+			atomic_store_explicit(&gt_chunk_pressure, 0, memory_order_release);
+			wake = 1;
+		}
+	}
 	gt_unlock(&pool_lock);
+	if (wake)
+		gt_futex_wake(&gt_chunk_pressure, INT32_MAX);
+}
+
+uint64_t gt_chunk_returned(void)
+{
+	return atomic_load_explicit(&returned, memory_order_relaxed);
 }
 
 void gt_chunk_push_full(struct gt_chunk *c)
 {
+	gt_lock(&pool_lock);
+	c->full = 1;
+	if (++queued >= gt.buffer_chunks)
+		atomic_store_explicit(&gt_chunk_pressure, 1, memory_order_relaxed);
+	gt_unlock(&pool_lock);
 	_Atomic(struct gt_chunk *) *head = &gt.full[c->gen & 1];
 	struct gt_chunk *old = atomic_load_explicit(head, memory_order_relaxed);
 	do {
 		c->next = old;
 	} while (!atomic_compare_exchange_weak_explicit(head, &old, c, memory_order_release, memory_order_relaxed));
-	if (atomic_fetch_add_explicit(&full_count[c->gen & 1], 1, memory_order_relaxed) + 1 == GT_GEN_FULL_CHUNKS)
+	if (atomic_fetch_add_explicit(&full_count[c->gen & 1], 1, memory_order_relaxed) + 1 == gt.gen_full_chunks)
 		gt_flusher_generation_full();
 }
 
@@ -72,4 +100,7 @@ void gt_chunk_pool_unlock(void)
 void gt_chunk_pool_reset_lock(void)
 {
 	gt_lock_reset(&pool_lock);
+	queued = 0; /* the child never returns its parent's chunks */
+	atomic_store(&full_count[0], 0);
+	atomic_store(&full_count[1], 0);
 }

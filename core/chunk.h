@@ -18,6 +18,7 @@ struct gt_chunk {
 	uint64_t gen;     /* the batch's generation */
 	uint64_t serial;  /* writer thread's registration order */
 	uint32_t index;   /* chunk number within that thread */
+	uint32_t full;    /* queued as full: counts against the budget */
 	struct gt_batch b;
 	uint8_t data[];
 };
@@ -31,9 +32,15 @@ struct gt_chunk *gt_chunk_get(void);
 /* gt_chunk_put returns a chunk to the pool. */
 void gt_chunk_put(struct gt_chunk *c);
 
-/* A generation with this many full chunks (16 MiB) is ended early, so the
- * memory events wait in stays bounded whatever the event rate. */
-#define GT_GEN_FULL_CHUNKS 1024
+/* A generation with gt.gen_full_chunks full chunks (a quarter of the
+ * GOTRACE_BUFFER budget, at most 16 MiB) is ended early, so the flusher
+ * writes long before the budget is used up (core/pressure.h). */
+#define GT_GEN_FULL_CHUNKS_MAX 1024
+#define GT_GEN_FULL_CHUNKS_MIN 8
+
+/* gt_chunk_returned counts the full chunks the flusher has given back
+ * (its progress, for core/pressure.c). */
+uint64_t gt_chunk_returned(void);
 
 /* gt_chunk_push_full queues a chunk for the flusher (any thread). */
 void gt_chunk_push_full(struct gt_chunk *c);

@@ -124,11 +124,10 @@ static int parse_decimal(const char **sp, uint64_t *whole, uint64_t *frac, uint6
 	return 0;
 }
 
-/* parse_period accepts Go durations ("1s", "250ms", "1m30s", "1.5s") and a
- * plain number of seconds ("2", "0.5"), between the minimum and the maximum. */
-static int parse_period(struct gt_config *c, const char *s)
+/* parse_duration accepts Go durations ("1s", "250ms", "1m30s", "1.5s") and a
+ * plain number of seconds ("2", "0.5"), between min_ns and max_ns. */
+static int parse_duration(const char *s, uint64_t min_ns, uint64_t max_ns, uint64_t *out)
 {
-	const uint64_t cap = GT_CONFIG_PERIOD_MAX_NS;
 	uint64_t total = 0;
 	int terms = 0;
 
@@ -149,20 +148,148 @@ static int parse_period(struct gt_config *c, const char *s)
 		} else if ((unit = unit_ns(u, (size_t)(s - u))) == 0) {
 			return -1;
 		}
-		if (whole > cap / unit)
+		if (whole > max_ns / unit)
 			return -1;
 		uint64_t term = whole * unit;
-		/* frac/scale < 1, so this part is below one unit (≤ 1h in ns). */
+		/* frac/scale < 1, so this part is below one unit (<= 1h in ns). */
 		term += (uint64_t)((long double)frac * (long double)unit / (long double)scale + 0.5L);
 		total += term;
-		if (total > cap)
+		if (total > max_ns)
 			return -1;
 		terms++;
 	}
-	if (total < GT_CONFIG_PERIOD_MIN_NS)
+	if (total < min_ns)
 		return -1;
-	c->period_ns = total;
+	*out = total;
 	return 0;
+}
+
+static int parse_period(struct gt_config *c, const char *s)
+{
+	return parse_duration(s, GT_CONFIG_PERIOD_MIN_NS, GT_CONFIG_PERIOD_MAX_NS, &c->period_ns);
+}
+
+/* parse_size accepts "64MB", "512k", "1.5GiB", "4096" (bytes): units are
+ * binary whatever their spelling (k = K = KB = KiB = 1024), between min and
+ * max bytes. */
+static int parse_size(const char *s, uint64_t min, uint64_t max, uint64_t *out)
+{
+	static const struct {
+		const char *name;
+		uint64_t bytes;
+	} units[] = {
+		{ "", 1 }, { "B", 1 },
+		{ "k", 1ull << 10 }, { "K", 1ull << 10 }, { "KB", 1ull << 10 }, { "KiB", 1ull << 10 },
+		{ "M", 1ull << 20 }, { "MB", 1ull << 20 }, { "MiB", 1ull << 20 },
+		{ "G", 1ull << 30 }, { "GB", 1ull << 30 }, { "GiB", 1ull << 30 },
+	};
+	uint64_t whole, frac, scale;
+	if (parse_decimal(&s, &whole, &frac, &scale) < 0)
+		return -1;
+	for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
+		if (strcmp(s, units[i].name) != 0)
+			continue;
+		uint64_t u = units[i].bytes;
+		if (whole > max / u)
+			return -1;
+		uint64_t v = whole * u + (uint64_t)((long double)frac * (long double)u / (long double)scale);
+		if (v < min || v > max)
+			return -1;
+		*out = v;
+		return 0;
+	}
+	return -1;
+}
+
+/* parse_flight: "0" (off), a window ("10s", "2m", plain seconds), a size
+ * ("64MB"), or both separated by a comma ("30s,256MB"). A window alone
+ * keeps at most GT_CONFIG_FLIGHT_DEFAULT_BYTES. */
+static int parse_flight(struct gt_config *c, const char *s)
+{
+	if (strcmp(s, "0") == 0) {
+		c->flight_ns = 0;
+		c->flight_bytes = 0;
+		return 0;
+	}
+	uint64_t ns = 0, bytes = 0;
+	char part[64];
+	while (*s) {
+		size_t n = strcspn(s, ",");
+		if (n == 0 || n >= sizeof part)
+			return -1;
+		memcpy(part, s, n);
+		part[n] = '\0';
+		s += n;
+		if (*s == ',' && *++s == '\0')
+			return -1;
+		uint64_t v;
+		if (parse_duration(part, GT_CONFIG_PERIOD_MIN_NS, GT_CONFIG_PERIOD_MAX_NS, &v) == 0) {
+			if (ns)
+				return -1;
+			ns = v;
+		} else if (parse_size(part, GT_CONFIG_FLIGHT_MIN_BYTES, GT_CONFIG_FLIGHT_MAX_BYTES, &v) == 0) {
+			if (bytes)
+				return -1;
+			bytes = v;
+		} else {
+			return -1;
+		}
+	}
+	if (!ns && !bytes)
+		return -1;
+	c->flight_ns = ns;
+	c->flight_bytes = bytes ? bytes : GT_CONFIG_FLIGHT_DEFAULT_BYTES;
+	return 0;
+}
+
+/* parse_signal: a signal name with or without SIG ("USR2", "SIGUSR1"),
+ * "RTMIN+N", a number from 1 to 64, or "0"/"none" for no signal. Signals a
+ * program cannot catch or that report faults are refused. */
+static int parse_signal(struct gt_config *c, const char *s)
+{
+	static const struct {
+		const char *name;
+		int sig;
+	} names[] = {
+		{ "HUP", 1 }, { "INT", 2 }, { "QUIT", 3 }, { "USR1", 10 }, { "USR2", 12 },
+		{ "PIPE", 13 }, { "ALRM", 14 }, { "TERM", 15 }, { "URG", 23 }, { "VTALRM", 26 },
+		{ "PROF", 27 }, { "WINCH", 28 }, { "PWR", 30 },
+	};
+	uint64_t v;
+	if (strcmp(s, "none") == 0 || strcmp(s, "0") == 0) {
+		c->flight_signal = 0;
+		return 0;
+	}
+	if (strncmp(s, "SIG", 3) == 0)
+		s += 3;
+	if (strncmp(s, "RTMIN+", 6) == 0) {
+		if (parse_uint(s + 6, 30, &v) < 0)
+			return -1;
+		c->flight_signal = 34 + (int)v; /* SIGRTMIN as glibc reports it */
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+		if (strcmp(s, names[i].name) == 0) {
+			c->flight_signal = names[i].sig;
+			return 0;
+		}
+	}
+	if (parse_uint(s, 64, &v) < 0 || v == 0)
+		return -1;
+	/* KILL, STOP: uncatchable; ILL TRAP ABRT BUS FPE SEGV: faults;
+	 * CHLD CONT TSTP TTIN TTOU: job control; 32, 33: glibc's own. */
+	switch (v) {
+	case 4: case 5: case 6: case 7: case 8: case 9: case 11: case 17: case 18:
+	case 19: case 20: case 21: case 22: case 32: case 33:
+		return -1;
+	}
+	c->flight_signal = (int)v;
+	return 0;
+}
+
+static int parse_buffer(struct gt_config *c, const char *s)
+{
+	return parse_size(s, GT_CONFIG_BUFFER_MIN_BYTES, GT_CONFIG_BUFFER_MAX_BYTES, &c->buffer_bytes);
 }
 
 static int parse_format(struct gt_config *c, const char *s)
@@ -223,6 +350,27 @@ const struct gt_option_desc gt_config_options[GT_OPT_COUNT] = {
 		.expect = "0 or 1",
 		.parse = parse_malloc,
 	},
+	[GT_OPT_FLIGHT] = {
+		.name = "GOTRACE_FLIGHT",
+		.def = "0",
+		.help = "flight recorder: keep only the last 10s / 64MB / 30s,256MB in memory and write them on GOTRACE_FLIGHT_SIGNAL, a crash and at exit; 0 = off",
+		.expect = "0, a duration from 1ms to 1h, a size from 1MB to 64GB, or both as 30s,256MB",
+		.parse = parse_flight,
+	},
+	[GT_OPT_FLIGHT_SIGNAL] = {
+		.name = "GOTRACE_FLIGHT_SIGNAL",
+		.def = "USR2",
+		.help = "signal that makes the flight recorder write a snapshot (USR1, RTMIN+3, 10, none)",
+		.expect = "a catchable signal such as USR1, USR2, RTMIN+3 or 10, or none",
+		.parse = parse_signal,
+	},
+	[GT_OPT_BUFFER] = {
+		.name = "GOTRACE_BUFFER",
+		.def = "64MB",
+		.help = "memory for events not yet written; when the writer falls behind, threads wait for it",
+		.expect = "a size from 1MB to 64GB such as 64MB",
+		.parse = parse_buffer,
+	},
 };
 
 void gt_config_defaults(struct gt_config *c)
@@ -256,7 +404,7 @@ int gt_config_load(struct gt_config *c, gt_config_lookup_fn lookup,
 		bad++;
 		if (warn == NULL)
 			continue;
-		/* At most 9 + 14 + 1 + 71 + 8 + 70 + 8 + 16 + 1 bytes: it fits. */
+		/* At most 9 + 21 + 1 + 71 + 8 + 80 + 8 + 16 + 1 bytes: it fits. */
 		char buf[GT_CONFIG_LINE_MAX], q[96];
 		struct line l = { buf, 0, sizeof buf, false };
 		buf[0] = '\0';

@@ -20,6 +20,9 @@ enum gt_opt {
 	GT_OPT_PERIOD,  /* GOTRACE_PERIOD */
 	GT_OPT_FORMAT,  /* GOTRACE_FORMAT */
 	GT_OPT_MALLOC,  /* GOTRACE_MALLOC */
+	GT_OPT_FLIGHT,  /* GOTRACE_FLIGHT */
+	GT_OPT_FLIGHT_SIGNAL, /* GOTRACE_FLIGHT_SIGNAL */
+	GT_OPT_BUFFER,  /* GOTRACE_BUFFER */
 	GT_OPT_COUNT
 };
 
@@ -27,6 +30,11 @@ enum gt_opt {
 #define GT_CONFIG_STACKS_MAX 128                   /* frames; Go's own limit */
 #define GT_CONFIG_PERIOD_MIN_NS 1000000ull          /* 1ms */
 #define GT_CONFIG_PERIOD_MAX_NS 3600000000000ull    /* 1h */
+#define GT_CONFIG_FLIGHT_MIN_BYTES (1ull << 20)        /* 1 MiB */
+#define GT_CONFIG_FLIGHT_MAX_BYTES (64ull << 30)       /* 64 GiB */
+#define GT_CONFIG_FLIGHT_DEFAULT_BYTES (256ull << 20)  /* cap of a window given alone */
+#define GT_CONFIG_BUFFER_MIN_BYTES (1ull << 20)        /* 1 MiB */
+#define GT_CONFIG_BUFFER_MAX_BYTES (64ull << 30)       /* 64 GiB */
 #define GT_CONFIG_LINE_MAX  256                    /* longest warning line, NUL included */
 
 /* gt_config holds every option's effective value. */
@@ -36,6 +44,10 @@ struct gt_config {
 	uint64_t period_ns;          /* generation length */
 	uint32_t format;             /* trace header version: 23 or 26 */
 	bool malloc_events;          /* heap alloc/free events on */
+	uint64_t flight_ns;          /* flight recorder window, 0 = none */
+	uint64_t flight_bytes;       /* flight recorder size cap, 0 = recorder off */
+	int flight_signal;           /* snapshot signal, 0 = none */
+	uint64_t buffer_bytes;       /* unwritten-event memory before threads wait */
 };
 
 /* gt_option_desc describes one option: what `gotrace help` prints and what a

@@ -10,6 +10,7 @@
 #include "hash.h"
 #include "clock.h"
 #include "log.h"
+#include "pressure.h"
 #include "stack.h"
 
 struct gt_batch *gt_room_slow(struct gt_thread *t, uint64_t gen, uint64_t ts)
@@ -88,6 +89,10 @@ static void born(struct section *s, uint8_t state)
  * room for SECTION_ROOM bytes stamped no earlier than ts. */
 int gt_section_open(struct section *s, struct gt_thread *t, uint64_t ts)
 {
+	/* Over the event budget: wait for the flusher before the section. */
+	if (__builtin_expect(atomic_load_explicit(&gt_chunk_pressure, memory_order_relaxed), 0) &&
+	    gt_pressure_wait(t) != 0)
+		return 0;
 	s->t = t;
 	s->gen = section_enter(t);
 	s->b = room(t, s->gen, ts);

@@ -17,6 +17,7 @@ static _Atomic int running;
 static _Atomic int final_requested;
 static _Atomic int early;          /* a generation grew big: end it now */
 static _Atomic int wake_word;      /* the futex the flusher sleeps on */
+static _Atomic int snapshots;      /* flight-recorder snapshots asked for */
 
 static void poke(void)
 {
@@ -39,6 +40,11 @@ static void *flusher_main(void *arg)
 			break;
 		}
 		uint64_t now = gt_now();
+		if (atomic_exchange(&snapshots, 0)) {
+			gt_advance_snapshot();
+			next = gt_now() + gt.period_ns;
+			continue;
+		}
 		if (atomic_exchange(&early, 0)) {
 			gt_advance(0);
 			next = gt_now() + gt.period_ns;
@@ -86,6 +92,18 @@ void gt_flusher_forget_after_fork(void)
 	atomic_store(&final_requested, 0);
 	atomic_store(&early, 0);
 	atomic_store(&final_done, 0);
+	atomic_store(&snapshots, 0);
+}
+
+int gt_flusher_running(void)
+{
+	return atomic_load(&running) && !atomic_load(&stop);
+}
+
+void gt_flusher_snapshot(void)
+{
+	atomic_fetch_add(&snapshots, 1);
+	poke();
 }
 
 void gt_flusher_generation_full(void)

@@ -9,7 +9,8 @@ int gt_flusher_start(void);
 void gt_flusher_forget_after_fork(void);
 
 /* gt_flusher_generation_full asks for the current generation to end now:
- * it holds GT_GEN_FULL_CHUNKS full chunks already. Cheap; any thread. */
+ * it holds gt.gen_full_chunks full chunks already, or threads wait for
+ * room (core/pressure.h). Cheap; any thread. */
 void gt_flusher_generation_full(void);
 
 /* gt_flusher_stop asks it to stop (it finishes a generation in progress). */
@@ -19,5 +20,12 @@ void gt_flusher_stop(void);
  * it at most timeout_ms; safe in a signal handler (futexes only). Does the
  * work itself when the flusher is not running. */
 void gt_flusher_final(int timeout_ms);
+
+/* gt_flusher_running: the thread exists and was not asked to stop. */
+int gt_flusher_running(void);
+
+/* gt_flusher_snapshot asks for a flight-recorder snapshot; safe in a
+ * signal handler (an atomic add and a futex wake). */
+void gt_flusher_snapshot(void);
 
 #endif

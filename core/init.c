@@ -11,12 +11,15 @@
 
 #include "../encoder/writer.h"
 #include "advance.h"
+#include "chunk.h"
 #include "clock.h"
 #include "config.h"
 #include "emit.h"
 #include "flusher.h"
+#include "flight.h"
 #include "fork.h"
 #include "log.h"
+#include "pressure.h"
 #include "real.h"
 #include "signals.h"
 #include "stack.h"
@@ -154,6 +157,8 @@ void gt_child_restart(void)
 		close(gt.fd); /* the parent's file: never written from here */
 	gt.fd = -1;
 	gt_flusher_forget_after_fork();
+	gt_flight_forget();
+	gt_pressure_forget_after_fork();
 	atomic_store(&gt.on, 0);
 	gt.finished = 1;
 	if (!was_on)
@@ -202,6 +207,15 @@ __attribute__((constructor)) static void gt_init(void)
 	gt.period_ns = cfg.period_ns;
 	gt.format = (int)cfg.format;
 	gt.malloc_events = cfg.malloc_events;
+	gt.flight_ns = cfg.flight_ns;
+	gt.flight_bytes = cfg.flight_bytes;
+	gt.flight_signal = cfg.flight_signal;
+	gt.buffer_chunks = cfg.buffer_bytes / GT_CHUNK_SIZE;
+	gt.gen_full_chunks = gt.buffer_chunks / 4;
+	if (gt.gen_full_chunks > GT_GEN_FULL_CHUNKS_MAX)
+		gt.gen_full_chunks = GT_GEN_FULL_CHUNKS_MAX;
+	if (gt.gen_full_chunks < GT_GEN_FULL_CHUNKS_MIN)
+		gt.gen_full_chunks = GT_GEN_FULL_CHUNKS_MIN;
 	for (int i = 0; i < 2; i++) {
 		gt_strtab_init(&gt.strings[i]);
 		gt_stacktab_init(&gt.stacks[i]);

@@ -36,6 +36,8 @@ void gt_real_resolve(void)
 	r.pthread_timedjoin_np = need("pthread_timedjoin_np", NULL);
 	r.pthread_clockjoin_np = want("pthread_clockjoin_np");
 	r.pthread_setname_np = need("pthread_setname_np", NULL);
+	r.sigaction = need("sigaction", NULL);
+	r.signal = need("signal", NULL);
 	r.mutex_lock = need("pthread_mutex_lock", NULL);
 	r.mutex_trylock = need("pthread_mutex_trylock", NULL);
 	r.mutex_timedlock = need("pthread_mutex_timedlock", NULL);

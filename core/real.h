@@ -122,6 +122,8 @@ struct gt_real {
 	FILE *(*fopen)(const char *, const char *);
 	FILE *(*fdopen)(int, const char *);
 	int (*fclose)(FILE *);
+	int (*sigaction)(int, const struct sigaction *, struct sigaction *);
+	sighandler_t (*signal)(int, sighandler_t);
 };
 
 extern struct gt_real gt_real;

@@ -8,13 +8,16 @@
 #include "signals.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "flusher.h"
+#include "log.h"
 #include "thread.h"
+#include "tracer.h"
 
 static const int taken[] = { SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT };
 
@@ -44,8 +47,48 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
 	errno = saved;
 }
 
+static _Atomic unsigned snapshot_signals;
+
+unsigned gt_snapshot_signals(void)
+{
+	return atomic_load_explicit(&snapshot_signals, memory_order_acquire);
+}
+
+/* The flight recorder's snapshot signal: the flusher does the work. */
+static void on_snapshot_signal(int sig)
+{
+	(void)sig;
+	int saved = errno;
+	atomic_fetch_add_explicit(&snapshot_signals, 1, memory_order_release);
+	gt_flusher_snapshot();
+	errno = saved;
+}
+
+/* install_snapshot_signal takes GOTRACE_FLIGHT_SIGNAL, unless the program
+ * already handles or ignores that signal (it keeps its own meaning). */
+static void install_snapshot_signal(void)
+{
+	if (!gt.flight_bytes || !gt.flight_signal)
+		return;
+	struct sigaction old;
+	if (sigaction(gt.flight_signal, NULL, &old) != 0)
+		return;
+	if ((old.sa_flags & SA_SIGINFO) || old.sa_handler != SIG_DFL) {
+		gt_warn("flight recorder: signal %d already has a handler; set GOTRACE_FLIGHT_SIGNAL to another one for snapshots",
+			gt.flight_signal);
+		return;
+	}
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_snapshot_signal;
+	sa.sa_flags = SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	sigaction(gt.flight_signal, &sa, NULL);
+}
+
 void gt_signals_install(void)
 {
+	install_snapshot_signal();
 	for (size_t i = 0; i < sizeof taken / sizeof taken[0]; i++) {
 		struct sigaction old;
 		if (sigaction(taken[i], NULL, &old) != 0 || (old.sa_flags & SA_SIGINFO) ||

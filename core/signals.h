@@ -6,7 +6,13 @@
 /* gt_signals_install takes over the terminating signals (SIGTERM, SIGINT,
  * SIGHUP, SIGQUIT) and the crashes (SIGSEGV, SIGBUS, SIGILL, SIGFPE,
  * SIGABRT) whose disposition is still the default. A handler the program
- * installs later replaces ours, as it would replace the default. */
+ * installs later replaces ours, as it would replace the default. With the
+ * flight recorder on, also GOTRACE_FLIGHT_SIGNAL (a snapshot request). */
 void gt_signals_install(void);
+
+/* gt_snapshot_signals counts the flight recorder's snapshot signals
+ * received so far: a sleep that sees it change across an EINTR was
+ * interrupted by us and resumes (interpose/sleep.c). */
+unsigned gt_snapshot_signals(void);
 
 #endif

@@ -68,6 +68,11 @@ struct gt_tracer {
 	uint64_t period_ns;    /* GOTRACE_PERIOD */
 	int format;            /* GOTRACE_FORMAT: 23 or 26 */
 	int malloc_events;     /* GOTRACE_MALLOC */
+	uint64_t flight_ns;    /* GOTRACE_FLIGHT window, 0 = none */
+	uint64_t flight_bytes; /* GOTRACE_FLIGHT size cap; 0 = recorder off */
+	int flight_signal;     /* GOTRACE_FLIGHT_SIGNAL, 0 = none */
+	uint64_t buffer_chunks;    /* GOTRACE_BUFFER in chunks (core/pressure.h) */
+	uint64_t gen_full_chunks;  /* full chunks that end a generation early */
 	char out_pattern[4096]; /* GOTRACE_OUT as given */
 	char out_path[4096];   /* GOTRACE_OUT, %p expanded */
 	int fd;                /* the trace file, -1 when none */

@@ -1,10 +1,37 @@
 /* sleep.c — the sleep family as GoBlock("sleep"), and sched_yield as
- * GoStop + GoStart. A zero-length sleep records nothing. */
+ * GoStop + GoStart. A zero-length sleep records nothing.
+ *
+ * The flight recorder's snapshot signal (core/signals.c) is ours, not the
+ * program's: a sleep it interrupts goes on sleeping for the time left, as
+ * if the signal had never come. Every sleep here is therefore done with
+ * nanosleep/clock_nanosleep and their remaining time. */
 #include <sched.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "../core/signals.h"
 #include "interpose.h"
+
+/* sleep_rel sleeps *req on CLOCK_REALTIME (what nanosleep uses), resuming
+ * after a snapshot signal; returns 0, or -1 with errno (EINTR: another
+ * signal, *rem then holding the time left). */
+static int sleep_rel(const struct timespec *req, struct timespec *rem)
+{
+	struct timespec left = *req, r;
+	for (;;) {
+		unsigned snaps = gt_snapshot_signals();
+		int e = GT_REAL(clock_nanosleep)(CLOCK_REALTIME, 0, &left, &r);
+		if (e == 0)
+			return 0;
+		if (e != EINTR || gt_snapshot_signals() == snaps) {
+			if (rem)
+				*rem = r;
+			errno = e;
+			return -1;
+		}
+		left = r;
+	}
+}
 
 static int positive(const struct timespec *ts)
 {
@@ -17,7 +44,7 @@ GT_EXPORT int nanosleep(const struct timespec *req, struct timespec *rem)
 	if (!t || !positive(req))
 		return GT_REAL(nanosleep)(req, rem);
 	int blocked = gt_block(t, GT_STR_SLEEP, GT_SITE(nanosleep), 0);
-	int r = GT_REAL(nanosleep)(req, rem);
+	int r = sleep_rel(req, rem);
 	if (blocked)
 		gt_unblock(t, 0);
 	return r;
@@ -29,7 +56,19 @@ GT_EXPORT int clock_nanosleep(clockid_t clk, int flags, const struct timespec *r
 	if (!t || (!(flags & TIMER_ABSTIME) && !positive(req)))
 		return GT_REAL(clock_nanosleep)(clk, flags, req, rem);
 	int blocked = gt_block(t, GT_STR_SLEEP, GT_SITE(clock_nanosleep), 0);
-	int r = GT_REAL(clock_nanosleep)(clk, flags, req, rem);
+	struct timespec left = *req;
+	int r;
+	for (;;) {
+		unsigned snaps = gt_snapshot_signals();
+		r = GT_REAL(clock_nanosleep)(clk, flags, &left, rem);
+		if (r != EINTR || gt_snapshot_signals() == snaps)
+			break;
+		if (!(flags & TIMER_ABSTIME)) {
+			if (!rem)
+				break; /* the time left is unknown: report the interruption */
+			left = *rem;
+		}
+	}
 	if (blocked)
 		gt_unblock(t, 0);
 	return r;
@@ -41,7 +80,8 @@ GT_EXPORT int usleep(useconds_t us)
 	if (!t || us == 0)
 		return GT_REAL(usleep)(us);
 	int blocked = gt_block(t, GT_STR_SLEEP, GT_SITE(usleep), 0);
-	int r = GT_REAL(usleep)(us);
+	struct timespec req = { (time_t)(us / 1000000), (long)(us % 1000000) * 1000 };
+	int r = sleep_rel(&req, NULL);
 	if (blocked)
 		gt_unblock(t, 0);
 	return r;
@@ -53,7 +93,10 @@ GT_EXPORT unsigned sleep(unsigned s)
 	if (!t || s == 0)
 		return GT_REAL(sleep)(s);
 	int blocked = gt_block(t, GT_STR_SLEEP, GT_SITE(sleep), 0);
-	unsigned r = GT_REAL(sleep)(s);
+	struct timespec req = { (time_t)s, 0 }, rem;
+	unsigned r = 0;
+	if (sleep_rel(&req, &rem) != 0) /* rounded like glibc's sleep */
+		r = (unsigned)rem.tv_sec + (rem.tv_nsec >= 500000000L);
 	if (blocked)
 		gt_unblock(t, 0);
 	return r;

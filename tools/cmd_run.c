@@ -23,7 +23,7 @@
 #include "core/config.h"
 #include "tools/cmd.h"
 
-#define USAGE "gotrace run [-o FILE] [-s STACKS] [-p PERIOD] [-f FORMAT] [-q] [--] CMD [ARGS...]"
+#define USAGE "gotrace run [-o FILE] [-s STACKS] [-p PERIOD] [-f FORMAT] [-F WINDOW] [-q] [--] CMD [ARGS...]"
 
 /* The flags that set an option; help prints from here and core/config's table. */
 static const struct run_flag {
@@ -37,6 +37,7 @@ static const struct run_flag {
 	{ GT_OPT_STACKS, 's', "stacks", "N", "max frames per stack, 0 = no stacks (0-128)" },
 	{ GT_OPT_PERIOD, 'p', "period", "DUR", "generation length: 250ms, 2s, 1m, 0.5 (1ms-1h)" },
 	{ GT_OPT_FORMAT, 'f', "format", "N", "23 (Go >= 1.23 reads it) or 26 (Go >= 1.26)" },
+	{ GT_OPT_FLIGHT, 'F', "flight", "WINDOW", "flight recorder: keep only the last 10s / 64MB / 30s,256MB" },
 };
 #define NFLAGS (sizeof run_flags / sizeof run_flags[0])
 
@@ -64,6 +65,7 @@ static void run_help(FILE *out)
 		     "  gotrace run -o app.trace -- ./app --threads 8\n"
 		     "  gotrace run -s 0 -p 250ms ./server      # no stacks, short generations\n"
 		     "  gotrace run -o 'job.%%p.trace' make -j8   # one file per traced process\n"
+		     "  gotrace run -F 30s -o srv.trace ./server  # then kill -USR2: srv.trace.snap1\n"
 		     "  go tool trace app.trace\n");
 }
 
@@ -223,6 +225,7 @@ static int run_main(int argc, char **argv)
 		{ "stacks", required_argument, NULL, 's' },
 		{ "period", required_argument, NULL, 'p' },
 		{ "format", required_argument, NULL, 'f' },
+		{ "flight", required_argument, NULL, 'F' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -238,7 +241,7 @@ static int run_main(int argc, char **argv)
 	opterr = 0;
 	optind = 1;
 	/* '+': options end at CMD, so `gotrace run ls -l` works without "--". */
-	while ((c = getopt_long(argc, argv, "+:o:s:p:f:qh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:o:s:p:f:F:qh", longopts, NULL)) != -1) {
 		const struct run_flag *flag = NULL;
 		for (size_t i = 0; i < NFLAGS; i++)
 			if (run_flags[i].short_name == c)
@@ -336,6 +339,11 @@ static int run_main(int argc, char **argv)
 	sigemptyset(&fwd);
 	sigaddset(&fwd, SIGTERM);
 	sigaddset(&fwd, SIGHUP);
+	/* The flight recorder's snapshot signal is for the program; sent to
+	 * us (by `pkill`, say) it must not kill us. */
+	int snap_sig = cfg.flight_bytes ? cfg.flight_signal : 0;
+	if (snap_sig)
+		sigaddset(&fwd, snap_sig);
 	sigaction(SIGINT, &ign, &old_int);
 	sigaction(SIGQUIT, &ign, &old_quit);
 	/* Held until child_pid is known, so a SIGTERM now is forwarded, not lost. */
@@ -355,6 +363,8 @@ static int run_main(int argc, char **argv)
 	sigemptyset(&fw.sa_mask);
 	sigaction(SIGTERM, &fw, NULL);
 	sigaction(SIGHUP, &fw, NULL);
+	if (snap_sig)
+		sigaction(snap_sig, &fw, NULL);
 	sigprocmask(SIG_SETMASK, &old_mask, NULL);
 
 	/* Wait without reaping, then stop forwarding, then reap: a late SIGTERM

@@ -56,6 +56,10 @@ static void assert_defaults(const struct gt_config *c)
 	cr_assert_eq(c->period_ns, 1000000000ull);
 	cr_assert_eq(c->format, 23);
 	cr_assert_eq(c->malloc_events, true);
+	cr_assert_eq(c->flight_ns, 0);
+	cr_assert_eq(c->flight_bytes, 0);
+	cr_assert_eq(c->flight_signal, 12);
+	cr_assert_eq(c->buffer_bytes, 64ull << 20);
 }
 
 Test(config, defaults)
@@ -156,6 +160,62 @@ Test(config, format_and_malloc_valid)
 
 /* Every bad form: exactly one line, naming the variable and the value, the
  * default in force afterwards. */
+Test(config, flight_valid)
+{
+	static const struct {
+		const char *s;
+		uint64_t ns, bytes;
+	} ok[] = {
+		{ "10s", 10000000000ull, 256ull << 20 },
+		{ "2", 2000000000ull, 256ull << 20 },
+		{ "1m30s", 90000000000ull, 256ull << 20 },
+		{ "64MB", 0, 64ull << 20 },
+		{ "1.5GiB", 0, 3ull << 29 },
+		{ "512M", 0, 512ull << 20 },
+		{ "30s,100MB", 30000000000ull, 100ull << 20 },
+		{ "8MiB,500ms", 500000000ull, 8ull << 20 },
+		{ "0", 0, 0 },
+	};
+	struct gt_config c;
+	for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+		cr_assert_eq(load_one(&c, "GOTRACE_FLIGHT", ok[i].s), 0, "%s: %s", ok[i].s, warn_last);
+		cr_assert_eq(c.flight_ns, ok[i].ns, "%s", ok[i].s);
+		cr_assert_eq(c.flight_bytes, ok[i].bytes, "%s", ok[i].s);
+	}
+	const char *bad[] = { "x", "10x", "10s,", ",10s", "10s,20s", "1MB,2MB", "100KB", "65GB", "10q",
+			      "-1s", "10s,,1MB", "0s" };
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		cr_assert_eq(load_one(&c, "GOTRACE_FLIGHT", bad[i]), 1, "%s accepted", bad[i]);
+		cr_assert_eq(c.flight_bytes, 0, "%s", bad[i]);
+	}
+}
+
+Test(config, flight_signal_and_buffer_valid)
+{
+	static const struct {
+		const char *s;
+		int sig;
+	} ok[] = { { "USR1", 10 }, { "SIGUSR2", 12 }, { "RTMIN+3", 37 }, { "SIGRTMIN+0", 34 },
+		   { "10", 10 }, { "none", 0 }, { "0", 0 }, { "WINCH", 28 }, { "64", 64 } };
+	struct gt_config c;
+	for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+		cr_assert_eq(load_one(&c, "GOTRACE_FLIGHT_SIGNAL", ok[i].s), 0, "%s", ok[i].s);
+		cr_assert_eq(c.flight_signal, ok[i].sig, "%s", ok[i].s);
+	}
+	const char *bad[] = { "KILL", "9", "SEGV", "11", "19", "65", "usr2", "RTMIN+31", "" };
+	for (size_t i = 0; i + 1 < sizeof bad / sizeof bad[0]; i++) {
+		cr_assert_eq(load_one(&c, "GOTRACE_FLIGHT_SIGNAL", bad[i]), 1, "%s accepted", bad[i]);
+		cr_assert_eq(c.flight_signal, 12, "%s", bad[i]);
+	}
+	cr_assert_eq(load_one(&c, "GOTRACE_BUFFER", "4MB"), 0);
+	cr_assert_eq(c.buffer_bytes, 4ull << 20);
+	cr_assert_eq(load_one(&c, "GOTRACE_BUFFER", "1048576"), 0);
+	cr_assert_eq(c.buffer_bytes, 1ull << 20);
+	cr_assert_eq(load_one(&c, "GOTRACE_BUFFER", "1000"), 1);
+	cr_assert_eq(c.buffer_bytes, 64ull << 20);
+	cr_assert_str_eq(warn_last, "gotrace: GOTRACE_BUFFER=\"1000\" is not a size from 1MB to 64GB such as 64MB; using 64MB\n");
+}
+
 Test(config, invalid_values_warn_once_and_keep_default)
 {
 	static const struct {
