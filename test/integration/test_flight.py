@@ -125,6 +125,19 @@ class FlightRecorderTest(unittest.TestCase):
         self.assertIn("slept whole", out)
         gtlib.validate(self.out + ".snap1")
 
+    def test_fork_children_keep_their_own_window(self):
+        robust = gtlib.compile("robust")
+        env = gtlib.clean_env()
+        env.update({"LD_PRELOAD": gtlib.LIB, "GOTRACE_OUT": self.out, "GOTRACE_FLIGHT": "5s"})
+        plain = gtlib.run_plain([robust, "fork"])
+        r = subprocess.run([robust, "fork"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           universal_newlines=True, timeout=60)
+        self.assertEqual((r.returncode, r.stdout), (plain.returncode, plain.stdout), r.stderr)
+        files = sorted(glob.glob(self.out + "*"))
+        self.assertEqual(len(files), 4, files)  # the parent and three children
+        for f in files:
+            gtlib.validate(f)
+
     def test_gotrace_run_flag_and_forwarded_signal(self):
         env = gtlib.clean_env()
         p = subprocess.Popen([gtlib.GOTRACE, "run", "-F", "2s", "-p", "100ms", "-o", self.out, "--",
