@@ -463,6 +463,7 @@ static void write_out(struct out *o, uint64_t old, uint64_t start_ts, uint64_t e
 static void advance(int final)
 {
 	uint64_t old = atomic_load_explicit(&gt.gen, memory_order_relaxed);
+	atomic_store_explicit(&gt.gen_start[(old + 1) & 1], gt_now(), memory_order_relaxed);
 	atomic_store_explicit(&gt.gen, old + 1, memory_order_release);
 	fence_all_threads();
 	uint64_t ts = gt_now();

@@ -55,6 +55,13 @@ struct gt_tracer {
 	/* The generation being written; the first is 1. Written by the
 	 * flusher only, read by every write section. */
 	_Atomic uint64_t gen;
+	/* When each generation began, indexed by gen & 1; stored by the
+	 * flusher before the generation itself, so a writer that sees a
+	 * generation sees its start. No batch of a generation starts earlier
+	 * (core/emit.c, gt_room_slow): Go's readers would otherwise move an
+	 * event stamped before the switch (a wake-up stamped with its waker's
+	 * time) to after the previous generation's last event. */
+	_Atomic uint64_t gen_start[2];
 	/* 1 while events are recorded; 0 before init, after the final flush,
 	 * and after a fatal error of the tracer. */
 	_Atomic int on;
