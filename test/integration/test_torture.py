@@ -164,6 +164,8 @@ STRESSORS = {
     "fork": ["--fork-ops", "50"],
     "futex": [],
     "sem": [],
+    # children made by raw clone (no fork handlers) that call _exit
+    "clone": ["--clone-ops", "100"],
 }
 
 
@@ -496,6 +498,30 @@ class WorkerEndsProcessTest(_TortureCase):
             woke = [e for e in ev if e.kind == "StateTransition" and e.goid == g[0]
                     and e.transition[0] == "Waiting" and e.transition[1] in ("Runnable", "Running")]
             self.assertTrue(woke, "exiter_main's sleep never ends in %s: the last generation is missing" % trace)
+
+
+# --------------------------------------------------------------------------
+# A child made by a raw clone while another thread holds the loader's lock
+
+
+class RawCloneTest(_TortureCase):
+    def test_raw_clone_child_exits_while_loader_lock_is_held(self):
+        """A raw clone runs no fork handlers, so the child keeps every lock
+        as the parent's other threads held it. With a thread inside dlopen
+        (a slow constructor), the child's _exit must not wait on the loader's
+        lock: the wrapper once looked up the real _exit with dlsym at its
+        first call and hung there (found by stress-ng --clone, whose parent's
+        flusher was opening the symbolizer)."""
+        lib = gtlib.compile("slow_ctor", out=os.path.join(gtlib.BIN_DIR, "libslow_ctor.so"),
+                            extra=["-shared", "-fPIC"])
+        argv = [self.binary, "clone_exit", lib]
+        plain = gtlib.run_plain(argv, timeout=60)
+        self.assertEqual(plain.returncode, 0, plain.describe())
+        trace = self.path("clone.trace")
+        traced = gtlib.run_traced(argv, trace, period="50ms", timeout=60)
+        self.assert_same(plain, traced)
+        self.assertIn("clone child: exited 3", traced.stdout, traced.describe())
+        gtlib.validate(trace)
 
 
 # --------------------------------------------------------------------------

@@ -25,16 +25,24 @@
  *                    keep running (malloc/free, lock/unlock, no waits), two
  *                    are blocked (condvar, mutex) and main waits in
  *                    pthread_join
+ *   clone_exit LIB   a thread dlopens LIB, whose constructor takes 400 ms
+ *                    (the thread holds the loader's lock meanwhile); main
+ *                    makes a child with a raw clone (no fork handlers run)
+ *                    that calls _exit(3) at once, and waits for it at most
+ *                    3 s.  Prints how the child ended; exit 0 unless it hung
  *
  * Output on stdout is deterministic (never depends on timing). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
+#include <dlfcn.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -372,6 +380,48 @@ static int run_ending(void *(*ender)(void *), int busy)
 	return 1;
 }
 
+/* --- clone_exit ------------------------------------------------------------ */
+
+__attribute__((noinline)) static void *dlopen_main(void *arg)
+{
+	void *h = dlopen((const char *)arg, RTLD_NOW | RTLD_LOCAL);
+	if (!h)
+		fprintf(stderr, "torture: dlopen: %s\n", dlerror());
+	return h;
+}
+
+static int run_clone_exit(const char *lib)
+{
+	pthread_t t = start(dlopen_main, (void *)lib);
+	msleep(100); /* the constructor is running: the loader's lock is held */
+	long pid = syscall(SYS_clone, (long)SIGCHLD, 0L, 0L, 0L, 0L);
+	if (pid == 0)
+		_exit(3);
+	if (pid < 0) {
+		perror("clone");
+		return 1;
+	}
+	int st = 0, hung = 1;
+	for (int i = 0; i < 300; i++) {
+		if (waitpid((pid_t)pid, &st, WNOHANG) == pid) {
+			hung = 0;
+			break;
+		}
+		msleep(10);
+	}
+	if (hung) {
+		kill((pid_t)pid, SIGKILL);
+		waitpid((pid_t)pid, &st, 0);
+		printf("clone child hung in _exit\n");
+	} else {
+		report("clone child", st);
+	}
+	void *h = NULL;
+	pthread_join(t, &h);
+	printf("dlopen %s\n", h ? "done" : "failed");
+	return hung || !h;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
@@ -390,6 +440,8 @@ int main(int argc, char **argv)
 		return run_ending(aborter_main, 0);
 	if (strcmp(mode, "exit_running") == 0)
 		return run_ending(exiter_main, 2);
-	fprintf(stderr, "usage: torture threads N WAVE | steady SECS NT | spawn | child TAG | abort | exit_running\n");
+	if (strcmp(mode, "clone_exit") == 0 && argc > 2)
+		return run_clone_exit(argv[2]);
+	fprintf(stderr, "usage: torture threads N WAVE | steady SECS NT | spawn | child TAG | abort | exit_running | clone_exit LIB\n");
 	return 2;
 }
