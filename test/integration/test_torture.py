@@ -454,7 +454,9 @@ class WorkerEndsProcessTest(_TortureCase):
         gtlib.validate(trace)
         ev = gtlib.parsed_events(trace)
         gens = parsed_generation_count(trace)
-        self.assertGreaterEqual(gens, 5, "300 ms at a 20 ms period: only %d generations in %s" % (gens, trace))
+        # 300 ms at a 20 ms period is ~15 generations, fewer on a loaded
+        # machine: the flusher's first symbolization takes 0.2 s or more.
+        self.assertGreaterEqual(gens, 3, "300 ms at a 20 ms period: only %d generations in %s" % (gens, trace))
         for fn in ("cond_forever_main", "mutex_forever_main"):
             gs = self.started(ev, fn)
             self.assertEqual(len(gs), 1, "%s in %s" % (fn, trace))
