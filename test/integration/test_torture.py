@@ -1,7 +1,8 @@
 """Torture and robustness under load (issue 5): stress-ng's stressors, 100 000
 short-lived threads, a one-minute run with hundreds of generations (memory
 and write cadence measured), vfork / posix_spawn / system / popen children,
-abort() and exit() from a worker, the trace file deleted mid-run, and a disk
+abort() and exit() from a worker, a raw-clone child that exits while another
+thread holds the loader's lock, the trace file deleted mid-run, and a disk
 that fills up mid-run.
 
 The rule for every case: the traced program behaves exactly as untraced
