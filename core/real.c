@@ -124,6 +124,12 @@ void gt_real_resolve(void)
 	r.fopen = need("fopen", NULL);
 	r.fdopen = need("fdopen", NULL);
 	r.fclose = need("fclose", NULL);
+	r._exit = need("_exit", NULL);
+	r._Exit = need("_Exit", NULL);
+	r.quick_exit = need("quick_exit", NULL);
+	r.execve = need("execve", NULL);
+	r.execvpe = need("execvpe", NULL);
+	r.fexecve = need("fexecve", NULL);
 	/* Publish field by field: concurrent resolvers store the same values. */
 	void **dst = (void **)&gt_real, **src = (void **)&r;
 	for (size_t i = 0; i < sizeof r / sizeof(void *); i++)

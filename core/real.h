@@ -124,6 +124,16 @@ struct gt_real {
 	int (*fclose)(FILE *);
 	int (*sigaction)(int, const struct sigaction *, struct sigaction *);
 	sighandler_t (*signal)(int, sighandler_t);
+
+	/* Endings and exec (interpose/exec.c). Resolved here, never when
+	 * called: a child made by a raw clone may have inherited the loader's
+	 * lock held by another thread, and dlsym would wait on it forever. */
+	void (*_exit)(int);
+	void (*_Exit)(int);
+	void (*quick_exit)(int);
+	int (*execve)(const char *, char *const[], char *const[]);
+	int (*execvpe)(const char *, char *const[], char *const[]);
+	int (*fexecve)(int, char *const[], char *const[]);
 };
 
 extern struct gt_real gt_real;

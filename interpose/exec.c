@@ -6,18 +6,12 @@
  * docs/design.md); if exec fails, tracing goes on. Neither does anything in
  * a vfork child, which shares the parent's memory (and the parent's trace
  * state): only the process that opened the trace writes it. */
-#include <dlfcn.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <unistd.h>
 
 #include "../core/advance.h"
 #include "interpose.h"
-
-typedef int (*execve_fn)(const char *, char *const[], char *const[]);
-typedef int (*execvpe_fn)(const char *, char *const[], char *const[]);
-typedef int (*fexecve_fn)(int, char *const[], char *const[]);
-typedef void (*exit_fn)(int);
 
 extern char **environ;
 
@@ -35,42 +29,30 @@ static void flush_before_image_ends(int final)
 
 GT_EXPORT void _exit(int status)
 {
-	static exit_fn real;
-	if (!real)
-		real = (exit_fn)dlsym(RTLD_NEXT, "_exit");
 	flush_before_image_ends(1);
-	real(status);
+	GT_REAL(_exit)(status);
 	__builtin_unreachable();
 }
 
 GT_EXPORT void _Exit(int status)
 {
-	static exit_fn real;
-	if (!real)
-		real = (exit_fn)dlsym(RTLD_NEXT, "_Exit");
 	flush_before_image_ends(1);
-	real(status);
+	GT_REAL(_Exit)(status);
 	__builtin_unreachable();
 }
 
 /* quick_exit runs its own handlers, then ends like _exit (inside libc). */
 GT_EXPORT void quick_exit(int status)
 {
-	static exit_fn real;
-	if (!real)
-		real = (exit_fn)dlsym(RTLD_NEXT, "quick_exit");
 	flush_before_image_ends(1);
-	real(status);
+	GT_REAL(quick_exit)(status);
 	__builtin_unreachable();
 }
 
 GT_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 {
-	static execve_fn real;
-	if (!real)
-		real = (execve_fn)dlsym(RTLD_NEXT, "execve");
 	flush_before_image_ends(0);
-	return real(path, argv, envp);
+	return GT_REAL(execve)(path, argv, envp);
 }
 
 GT_EXPORT int execv(const char *path, char *const argv[])
@@ -80,11 +62,8 @@ GT_EXPORT int execv(const char *path, char *const argv[])
 
 GT_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 {
-	static execvpe_fn real;
-	if (!real)
-		real = (execvpe_fn)dlsym(RTLD_NEXT, "execvpe");
 	flush_before_image_ends(0);
-	return real(file, argv, envp);
+	return GT_REAL(execvpe)(file, argv, envp);
 }
 
 GT_EXPORT int execvp(const char *file, char *const argv[])
@@ -94,11 +73,8 @@ GT_EXPORT int execvp(const char *file, char *const argv[])
 
 GT_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 {
-	static fexecve_fn real;
-	if (!real)
-		real = (fexecve_fn)dlsym(RTLD_NEXT, "fexecve");
 	flush_before_image_ends(0);
-	return real(fd, argv, envp);
+	return GT_REAL(fexecve)(fd, argv, envp);
 }
 
 /* The execl family passes its arguments inline; libc's own versions call

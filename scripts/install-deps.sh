@@ -25,7 +25,8 @@ PKGS=(build-essential pkg-config libunwind-dev libelf-dev libdw-dev libcriterion
       memcached libmemcached-tools    # a real server and its load generator (tests, bench)
       libjemalloc-dev heaptrack       # another allocator (tests); the heap peer (bench)
       clang libclang-rt-14-dev        # libFuzzer for `make fuzz`
-      chromium fonts-liberation)      # the viewer test (headless)
+      chromium fonts-liberation       # the viewer test (headless)
+      stress-ng)                      # torture tests (test_torture.py)
 
 if have_all "${PKGS[@]}"; then
   echo "install-deps: everything is already installed"
