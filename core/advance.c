@@ -440,9 +440,15 @@ static void write_out(struct out *o, uint64_t old, uint64_t start_ts, uint64_t e
 	if (!gt.flight_bytes) {
 		if (!file_usable())
 			return;
+		/* A generation written in part (a full disk) is cut off again,
+		 * so the file ends with the last complete one. */
+		off_t at = lseek(gt.fd, 0, SEEK_CUR);
 		int err = gt_write_all(gt.fd, o->iov, o->n);
-		if (err)
+		if (err) {
+			if (at >= 0 && ftruncate(gt.fd, at) == 0)
+				lseek(gt.fd, at, SEEK_SET);
 			write_failed(err);
+		}
 		return;
 	}
 	gt_flight_keep(old, start_ts, end_ts, o->iov, o->n);

@@ -102,6 +102,8 @@ int gt_open_trace(int later_image)
 		for (int k = own_name ? -1 : 0; k < 100 && fd < 0; k++) {
 			if (k < 0)
 				snprintf(gt.out_path, sizeof gt.out_path, "%s", path);
+			else if (own_name) /* the pid is in the name already */
+				snprintf(gt.out_path, sizeof gt.out_path, "%s.%d", path, k + 1);
 			else if (k == 0)
 				snprintf(gt.out_path, sizeof gt.out_path, "%s.%d", path, (int)pid);
 			else
