@@ -57,50 +57,7 @@ def validate_all(files, workers=2):
                              % (len(errors), len(files), "\n".join(errors[:3])))
 
 
-# --------------------------------------------------------------------------
-# Format-23 trace files at the batch level: where each generation starts.
-
-HEADER_LEN = 16
-EV_BATCH, EV_EXPERIMENTAL_BATCH = 1, 49
-
-
-def _uvarint(data, pos):
-    v, shift = 0, 0
-    while True:
-        if pos >= len(data):
-            raise EOFError
-        b = data[pos]
-        pos += 1
-        v |= (b & 0x7F) << shift
-        shift += 7
-        if b < 0x80:
-            return v, pos
-
-
-def generation_starts(data):
-    """([(gen, offset of its first batch)], offset where the last whole batch
-    ends).  Stops at the first batch cut short."""
-    starts, pos, end = [], HEADER_LEN, HEADER_LEN
-    while pos < len(data):
-        try:
-            kind = data[pos]
-            p = pos + 1
-            if kind == EV_EXPERIMENTAL_BATCH:
-                p += 1
-            elif kind != EV_BATCH:
-                raise AssertionError("byte %d is not a batch header (%d)" % (pos, kind))
-            gen, p = _uvarint(data, p)
-            _, p = _uvarint(data, p)      # M
-            _, p = _uvarint(data, p)      # base time
-            size, p = _uvarint(data, p)
-        except EOFError:
-            break
-        if p + size > len(data):
-            break
-        if not starts or starts[-1][0] != gen:
-            starts.append((gen, pos))
-        pos = end = p + size
-    return starts, end
+HEADER_LEN = 16  # "go 1.23 trace" and its padding
 
 
 def parsed_generation_count(trace):
