@@ -216,6 +216,9 @@ __attribute__((constructor)) static void gt_init(void)
 	gt.gen_full_chunks = gt.buffer_chunks / 4;
 	if (gt.gen_full_chunks > GT_GEN_FULL_CHUNKS_MAX)
 		gt.gen_full_chunks = GT_GEN_FULL_CHUNKS_MAX;
+	/* The flight recorder keeps whole generations: a few must fit its cap. */
+	if (gt.flight_bytes && gt.gen_full_chunks > gt.flight_bytes / 4 / GT_CHUNK_SIZE)
+		gt.gen_full_chunks = gt.flight_bytes / 4 / GT_CHUNK_SIZE;
 	if (gt.gen_full_chunks < GT_GEN_FULL_CHUNKS_MIN)
 		gt.gen_full_chunks = GT_GEN_FULL_CHUNKS_MIN;
 	for (int i = 0; i < 2; i++) {
