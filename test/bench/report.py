@@ -106,7 +106,7 @@ def targets(sections):
         c = row["cost"]
         rows.append([label, f"≤ {row['target']:g} ns {row['unit']}", f"**{c[0]:.1f} ns** ({c[1]:.1f} – {c[2]:.1f})",
                      met(c[0], row["target"])])
-    return table(["target", "target", "measured: median (min – max)", ""], rows)
+    return table(["figure (gotrace)", "target", "measured: median (min – max)", "met?"], rows)
 
 
 def micro_section(d):
@@ -153,7 +153,7 @@ def workload_section(d):
                      mb(out) if out is not None else "—", bpe, mbs,
                      f"{r['rss_u'] / 1024:.1f} → {r['rss_t'] / 1024:.1f} MiB"])
         if r["tool"] == "gotrace" and r.get("events"):
-            kinds = ", ".join(f"{k} {v:,}" for k, v in r["event_kinds"].items())
+            kinds = ", ".join(f"{k.replace('Name=', '')} {v:,}" for k, v in r["event_kinds"].items())
             notes.append(f"{r['label']}: the warm-up trace ({mb(r['warm_bytes'])}, size {r['warm_size']}) "
                          f"was accepted by `go tool trace -d=parsed` in {r['parse_s']:.1f} s: "
                          f"{r['events']:,} events ({kinds})")
@@ -205,6 +205,9 @@ def render():
                  f"{f['cc']}. **Timings taken while other work ran on the machine are noisy**: "
                  "each section says how much CPU other processes used during it.\n")
     o.append("## Targets\n")
+    o.append("The issue's targets for gotrace (wall-time ratios traced / untraced with the "
+             "defaults; per-call costs from the microbenchmarks). On a busy machine the ratios "
+             "swing both ways; the lead reruns this on a quiet one.\n")
     o.append(targets(sections) + "\n")
     if "micro" in sections:
         o += micro_section(sections["micro"])

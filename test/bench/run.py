@@ -124,7 +124,7 @@ def run_workload(w, pairs, peer_keys):
 
 
 def run_memcached(pairs):
-    raw = f"{OUT}/results/memcached.raw.json"
+    raw = f"{OUT}/memcached.json"
     if os.path.exists(raw):
         os.unlink(raw)
     cmd = [sys.executable, "test/bench/server_bench.py", "--pairs", str(pairs), "--json", raw]

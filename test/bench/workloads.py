@@ -123,11 +123,11 @@ class MutexStorm(Synthetic):
     describe = "test/bench/mutex_storm.c: 4 threads, 4 shared mutexes picked at random, critical sections of ~50 instructions, a little work outside; size = threads, rounds per thread."
     line = r"^mutex_storm threads \d+ rounds \d+ checksum [0-9a-f]+$"
     ROUNDS = 8_000_000
-    peers = {"gotrace": 1, "stacks0": 1, "lttng": 4, "uftrace": 8, "strace": 1, "ltrace": 10000,
+    peers = {"gotrace": 1, "stacks0": 1, "lttng": 8, "uftrace": 8, "strace": 1, "ltrace": 10000,
              "helgrind": 120, "drd": 140}
 
     def args(self, div):
-        return ["4", str(self.ROUNDS // div)]
+        return ["4", str(max(1, self.ROUNDS // div))]
 
 
 class CondvarQueue(Synthetic):
@@ -140,7 +140,7 @@ class CondvarQueue(Synthetic):
     peers = {"gotrace": 1, "stacks0": 1, "lttng": 1, "uftrace": 2, "strace": 6, "ltrace": 1000}
 
     def args(self, div):
-        return ["2", str(self.ITEMS // div)]
+        return ["2", str(max(1, self.ITEMS // div))]
 
 
 class MallocStorm(Synthetic):
@@ -156,7 +156,7 @@ class MallocStorm(Synthetic):
              "strace": 1, "ltrace": 5000}
 
     def args(self, div):
-        return ["2", str(self.OPS // div)]
+        return ["2", str(max(1, self.OPS // div))]
 
 
 class SyscallStorm(Synthetic):
@@ -170,7 +170,7 @@ class SyscallStorm(Synthetic):
     skip = {"lttng": "its libc and pthread wrappers record no system call, sleep or pipe I/O"}
 
     def args(self, div):
-        return [str(self.ROUNDS // div)]
+        return [str(max(1, self.ROUNDS // div))]
 
 
 class ThreadChurn(Synthetic):
@@ -184,7 +184,7 @@ class ThreadChurn(Synthetic):
     skip = {"lttng": "its libc and pthread wrappers record no thread creation, start or join"}
 
     def args(self, div):
-        return ["2", str(self.THREADS // div)]
+        return ["2", str(max(1, self.THREADS // div))]
 
 
 # ---- real programs ----
@@ -205,7 +205,7 @@ class Compressor(Workload):
     tool = []
 
     def input(self, div):
-        return seq_file(self.LINES // div)
+        return seq_file(max(1000, self.LINES // div))
 
     def build(self):
         path = self.input(1)
@@ -280,7 +280,7 @@ class SysbenchThreads(Sysbench):
     peers = {"gotrace": 1, "stacks0": 1, "lttng": 2, "uftrace": 2, "strace": 8, "ltrace": 100}
 
     def events(self, div):
-        return self.EVENTS // div
+        return max(1, self.EVENTS // div)
 
     def test(self, div):
         return ["threads", "--threads=4", "--thread-yields=100", "--thread-locks=8",
