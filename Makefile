@@ -3,7 +3,8 @@
 #   make            build/libgotrace.so and build/gotrace
 #   make deps       install the Debian packages (Go 1.23 + newest Go included)
 #   make test       unit tests, then integration tests that trace real programs
-#   make bench      overhead benchmarks (not part of test)
+#   make bench      overhead benchmarks against peer tools (not part of test;
+#                   BENCH_ONLY=mutex,sysbench make bench runs a few sections)
 #   make demo       trace the bundled contended example and say what to open
 
 CC      ?= cc
@@ -84,10 +85,12 @@ test: deps
 	build/unit-tests --jobs 2
 	$(PYTHON) test/integration/run.py
 
-bench: deps
+bench-deps: deps
+	bash scripts/install-bench-deps.sh
+
+bench: deps bench-deps
 	$(MAKE) all
 	$(PYTHON) test/bench/run.py
-	$(PYTHON) test/bench/server_bench.py || [ $$? -eq 2 ]
 
 demo: deps
 	$(MAKE) all
@@ -108,4 +111,4 @@ fuzz:
 clean:
 	rm -rf build
 
-.PHONY: all deps unit integration test bench demo install fuzz clean
+.PHONY: all deps bench-deps unit integration test bench demo install fuzz clean

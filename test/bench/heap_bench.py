@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """heap_bench.py — what recording every allocation costs: a malloc storm run
-untraced and traced, side by side (part of `make bench`; run.py calls it
-last).
+untraced and traced, side by side, with a heap-event count check and a perf
+profile. A standalone, deeper look: `make bench` (run.py) measures the same
+malloc storm beside heaptrack, LTTng and the other peers in its "malloc"
+section; this script is no longer part of it.
 
 test/bench/malloc_storm.c (THREADS threads, OPS malloc/calloc + free pairs
 each, sizes 16 B - 4 KiB, about 1 s untraced on 2 cores) runs in five ways:
@@ -391,7 +393,8 @@ def main():
     ap.add_argument("--pairs", type=int, default=PAIRS)
     ap.add_argument("--ops", type=int, default=OPS, help="operations per thread")
     ap.add_argument("--threads", type=int, default=THREADS, choices=[1, 2, 3, 4])
-    ap.add_argument("--no-doc", action="store_true", help=f"do not write {DOC}")
+    ap.add_argument("--no-doc", action="store_true", help=f"do not add a section to {DOC} "
+                    "(make bench rewrites that file without it)")
     args = ap.parse_args()
     os.chdir(ROOT)
     if not os.path.isfile(LIB):

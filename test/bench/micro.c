@@ -11,11 +11,15 @@
  *            mutex (two interposed calls that record nothing)
  *   yield    sched_yield, called DEPTH (8) frames of noinline recursion deep
  *            so that an unwinder has real frames to walk (two events)
+ *   malloc   malloc of 16-271 bytes + free, DEPTH frames deep (traced with
+ *            the defaults: two heap events with the allocation's stack)
  *
  * The bench_* functions stay out of line so that a profiler can count just
  * the timed loop (valgrind --tool=callgrind --toggle-collect=bench_yield).
  *
- *   cc -O2 -g -pthread -o micro test/bench/micro.c */
+ *   cc -O2 -g -pthread -fno-builtin -o micro test/bench/micro.c
+ *
+ * (-fno-builtin: GCC may drop a malloc whose block is freed unused.) */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <sched.h>
@@ -82,10 +86,40 @@ __attribute__((noinline)) static int bench_yield(uint64_t n)
 	return 0;
 }
 
+/* ---- malloc: one malloc + free pair a few frames deep ---- */
+
+__attribute__((noinline, noclone)) static int alloc_free(int depth, size_t size)
+{
+	int r;
+	if (depth == 0) {
+		char *volatile p = malloc(size);
+		if (!p)
+			return 1;
+		p[0] = 1;
+		free(p);
+		r = 0;
+	} else {
+		r = alloc_free(depth - 1, size);
+	}
+	__asm__ volatile("" : "+r"(r) : : "memory");
+	return r;
+}
+
+__attribute__((noinline)) static int bench_malloc(uint64_t n)
+{
+	uint64_t t0 = now_ns();
+	for (uint64_t i = 0; i < n; i++)
+		if (alloc_free(DEPTH - 1, 16 + (size_t)(i & 255)) != 0)
+			return 1;
+	uint64_t t1 = now_ns();
+	report("malloc", n, t0, t1);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 3) {
-		fprintf(stderr, "usage: micro mutex|yield ITERATIONS\n");
+		fprintf(stderr, "usage: micro mutex|yield|malloc ITERATIONS\n");
 		return 2;
 	}
 	uint64_t n = strtoull(argv[2], NULL, 10);
@@ -97,6 +131,8 @@ int main(int argc, char **argv)
 		return bench_mutex(n);
 	if (strcmp(argv[1], "yield") == 0)
 		return bench_yield(n);
+	if (strcmp(argv[1], "malloc") == 0)
+		return bench_malloc(n);
 	fprintf(stderr, "micro: unknown mode %s\n", argv[1]);
 	return 2;
 }

@@ -1,0 +1,242 @@
+"""report.py — docs/benchmarks.md from the sections' results
+(build/bench/results/*.json, one per section, each written by its latest
+run): a run of a few sections (BENCH_ONLY) refreshes those and keeps the
+others' latest figures, each section saying when and at which commit it
+ran.
+"""
+import glob
+import json
+import os
+
+from runner import OUT
+
+RESULTS = f"{OUT}/results"
+
+ORDER = ["micro", "mutex", "condvar", "malloc", "syscall", "churn", "pigz", "sysbench-threads",
+         "sysbench-mutex", "xz", "memcached"]
+
+HOW = {
+    "gotrace": "`LD_PRELOAD=build/libgotrace.so GOTRACE_OUT=FILE`; `GOTRACE_STACKS=0` (no "
+               "unwinding) and `GOTRACE_MALLOC=0` (no heap events; only where the program "
+               "allocates much) are separate rows.",
+    "heaptrack": "`heaptrack -o FILE prog` (the malloc storm only: it records the heap, nothing "
+                 "else); its wall time includes its own post-processing and zstd compression.",
+    "lttng": "the benchmark starts its own `lttng-sessiond --no-kernel` and kills it at the end "
+             "(also on failure); per run: `lttng create` (output in build/bench), "
+             "`lttng enable-channel -u --subbuf-size=4M --num-subbuf=8`, `lttng enable-event -u "
+             "'lttng_ust_libc:*,lttng_ust_pthread:*'`, `lttng start`, the program with "
+             "`LD_PRELOAD=liblttng-ust-libc-wrapper.so:liblttng-ust-pthread-wrapper.so`, then "
+             "`lttng stop` (its time, which waits for the consumer daemon to write the data, is "
+             "added to the wall time) and `lttng destroy`. The wrappers record malloc-family calls "
+             "and mutex lock/trylock/unlock; the consumer daemon's CPU is outside the program's. "
+             "Not applied where the wrappers record nothing the workload does.",
+    "uftrace": "synthetic workloads: a second build compiled with `-pg -mfentry -mnop-mcount "
+               "-fno-pie` and linked without `-pg` (5-byte nops at every function entry, no gprof "
+               "runtime), recorded with `uftrace record -P .` (every function patched at run time, "
+               "plus library calls through the PLT); its untraced partner is that same build. Real "
+               "programs (not built for it): `uftrace record --force`, library calls only.",
+    "strace": "`strace -f -o FILE`.",
+    "ltrace": "`ltrace -f -o FILE`, at a reduced size (it stops at a breakpoint on every library "
+              "call); its untraced partner runs at the same reduced size.",
+    "helgrind": "`valgrind --tool=helgrind` on the mutex storm at a reduced size (Valgrind runs one "
+                "thread at a time); untraced partner at the same size.",
+    "drd": "`valgrind --tool=drd`, likewise.",
+}
+
+
+def load():
+    out = {}
+    for path in glob.glob(f"{RESULTS}/*.json"):
+        with open(path) as f:
+            d = json.load(f)
+        out[d["section"]] = d
+    return out
+
+
+def table(head, rows):
+    lines = ["| " + " | ".join(head) + " |",
+             "|" + "|".join("---" if i == 0 else "---:" for i in range(len(head))) + "|"]
+    lines += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+def mb(b):
+    if b is None:
+        return "—"
+    if b < 1e5:
+        return f"{b / 1e3:.1f} kB"
+    return f"{b / 1e6:,.1f} MB" if b < 1e9 else f"{b / 1e9:.2f} GB"
+
+
+def ratio(r):
+    return f"**{r[0]:.2f}×** ({r[1]:.2f} – {r[2]:.2f})"
+
+
+def met(value, target):
+    return "met" if value <= target else "**not met**"
+
+
+def facts_line(d):
+    f = d["facts"]
+    return (f"{f['date']}, commit {f['commit']}, {d['pairs']} pairs after a warm-up pair, "
+            f"{d['elapsed']:.0f} s; load average {f['load']:.2f} at the start, other processes "
+            f"used {d['others']:.0f} CPU-seconds meanwhile ({100 * d['others'] / max(d['elapsed'], 1):.0f}% "
+            "of one CPU)")
+
+
+def targets(sections):
+    rows = []
+    micro = sections.get("micro")
+    for key, label, target in (("mutex", "mutex storm, gotrace defaults", 1.5),
+                               ("malloc", "malloc storm, every call recorded with its site", 2.0),
+                               ("syscall", "syscall storm, gotrace defaults", 1.5),
+                               ("pigz", "`pigz -p 2`, gotrace defaults", 1.03),
+                               ("sysbench-threads", "`sysbench threads`, gotrace defaults", 1.2)):
+        d = sections.get(key)
+        row = next((r for r in d["arms"] if r["key"] == "gotrace"), None) if d else None
+        if not row or "ratio" not in row:
+            rows.append([label, f"≤ {target}×", "not measured" + (f": {row['failed'][:80]}" if row and row.get("failed") else ""), "—"])
+            continue
+        rows.append([label, f"≤ {target}×", ratio(row["ratio"]), met(row["ratio"][0], target)])
+    for key, label in (("yield0", "one event without a stack"), ("mutex", "an uncontended lock that records nothing")):
+        row = next((r for r in micro["rows"] if r["key"] == key), None) if micro else None
+        if not row:
+            rows.append([label, "—", "not measured", "—"])
+            continue
+        c = row["cost"]
+        rows.append([label, f"≤ {row['target']:g} ns {row['unit']}", f"**{c[0]:.1f} ns** ({c[1]:.1f} – {c[2]:.1f})",
+                     met(c[0], row["target"])])
+    return table(["figure (gotrace)", "target", "measured: median (min – max)", "met?"], rows)
+
+
+def micro_section(d):
+    o = [f"## Microbenchmarks\n", facts_line(d) + ".\n",
+         "test/bench/micro.c times N rounds of one operation in a tight loop (CLOCK_MONOTONIC); "
+         "cost = (traced − untraced) ns per op over adjacent pairs, divided by the interposed "
+         "calls or events in one op.\n"]
+    rows = []
+    for r in d["rows"]:
+        c = r["cost"]
+        rows.append([r["label"], f"{r['n']:,}", f"{r['untraced']:.1f} ns", f"{r['traced']:.1f} ns",
+                     f"**{c[0]:.1f} ns** {r['unit']}", f"{c[1]:.1f} – {c[2]:.1f}",
+                     f"≤ {r['target']:g} ns" if r["target"] else "—",
+                     met(c[0], r["target"]) if r["target"] else ""])
+    o.append(table(["operation (one op)", "N", "untraced ns/op", "traced ns/op", "cost: median",
+                    "min – max", "target", ""], rows) + "\n")
+    if d["callgrind"]:
+        o.append("The same loops under callgrind (instructions of the calling thread's loop only, "
+                 "not the flusher or the kernel):\n")
+        o.append(table(["operation", "N", "untraced instr/op", "traced instr/op", "extra"],
+                       [[r["label"], f"{r['n']:,}", f"{r['untraced']:.0f}", f"{r['traced']:.0f}",
+                         f"{r['extra']:.0f} {r['unit']}"] for r in d["callgrind"]]) + "\n")
+    return o
+
+
+def workload_section(d):
+    o = [f"### {d['label']}\n", facts_line(d) + ". " + d["describe"] + "\n"]
+    rows, notes = [], []
+    for r in d["arms"]:
+        if r.get("failed") or "ratio" not in r:
+            rows.append([r["label"], r["size"], "—", "—", "**failed**", "—", "—", "", "—", "—", "—", "—"])
+            notes.append(f"{r['label']}: **failed**, no figure: `{(r.get('failed') or 'no pairs').splitlines()[0][:400]}`")
+            continue
+        target = d.get("target") if r["key"] == "gotrace" else None
+        bpe = mbs = "—"
+        out = r.get("output_bytes")
+        if r["tool"] == "gotrace" and r.get("events"):
+            bpe = f"{r['warm_bytes'] / r['events']:.2f} B"
+        if out:
+            mbs = f"{out / 1e6 / r['last_wall_t']:.1f} MB/s"
+        rows.append([r["label"], r["size"], f"{r['wall_u']:.2f} s", f"{r['wall_t']:.2f} s",
+                     ratio(r["ratio"]), f"{r['cpu_ratio'][0]:.2f}×" if r.get("cpu_ratio") else "—",
+                     f"≤ {target:g}×" if target else "—", met(r["ratio"][0], target) if target else "",
+                     mb(out) if out is not None else "—", bpe, mbs,
+                     f"{r['rss_u'] / 1024:.1f} → {r['rss_t'] / 1024:.1f} MiB"])
+        if r["tool"] == "gotrace" and r.get("events"):
+            kinds = ", ".join(f"{k.replace('Name=', '')} {v:,}" for k, v in r["event_kinds"].items())
+            notes.append(f"{r['label']}: the warm-up trace ({mb(r['warm_bytes'])}, size {r['warm_size']}) "
+                         f"was accepted by `go tool trace -d=parsed` in {r['parse_s']:.1f} s: "
+                         f"{r['events']:,} events ({kinds})")
+        for n in r.get("notes", []):
+            notes.append(f"{r['label']}: {n}")
+    o.append(table(["tool", "size", "untraced wall", "traced wall", "wall traced/untraced: median (min – max)",
+                    "CPU ratio", "target", "", "output", "B/event", "written", "peak RSS untraced → traced"],
+                   rows) + "\n")
+    for k, why in d.get("skipped", {}).items():
+        notes.append(f"{k}: not applied: {why}")
+    if notes:
+        o += [f"- {n}" for n in notes]
+        o.append("")
+    return o
+
+
+def memcached_section(d):
+    o = ["### memcached (test/bench/server_bench.py)\n", facts_line(d) + ".\n"]
+    if d.get("failed"):
+        o.append(f"**failed** or skipped: {d['failed']}\n")
+        return o
+    r = d["raw"]
+    o.append(f"`memcached -t {r['threads']}` driven by memaslap (`-T {r['client_threads']} -c "
+             f"{r['concurrency']} -x {r['requests']:,}`, 90% get); gotrace only (the peers do not "
+             "run a server unattended in this harness). A throughput ratio: below 1 is slower.\n")
+    o.append(table(["tool", "untraced req/s", "traced req/s", "throughput traced/untraced: median (min – max)",
+                    "server CPU per request traced/untraced", "trace"],
+                   [["gotrace (defaults)", f"{sorted(r['untraced_rps'])[len(r['untraced_rps']) // 2]:,.0f}",
+                     f"{sorted(r['traced_rps'])[len(r['traced_rps']) // 2]:,.0f}",
+                     ratio([r["median_ratio"], r["min_ratio"], r["max_ratio"]]),
+                     f"{sorted(r['cpu_ratios'])[len(r['cpu_ratios']) // 2]:.2f}×",
+                     mb(r["trace_bytes"][-1])]]) + "\n")
+    return o
+
+
+def render():
+    sections = load()
+    o = ["# Benchmarks\n",
+         "Generated by `make bench` (test/bench/run.py; `BENCH_ONLY=mutex,sysbench make bench` runs "
+         "a few sections and keeps the others' latest figures). Each workload runs untraced, under "
+         "gotrace and under the peer tools that apply; runs alternate untraced / traced (A B A B …) "
+         "after a warm-up pair, and every figure is the median over the pairs of the per-pair "
+         "ratio, with its min – max. Every run's output (or exit status and event count) is "
+         "checked against the untraced run's; a run that fails gives no figure.\n"]
+    any_d = next(iter(sections.values()), None)
+    if any_d:
+        f = any_d["facts"]
+        o.append(f"Machine: `nproc` = {f['nproc']}, {f['cpu']}, kernel {f['kernel']}, {f['libc']}, "
+                 f"{f['cc']}. **Timings taken while other work ran on the machine are noisy**: "
+                 "each section says how much CPU other processes used during it.\n")
+    o.append("## Targets\n")
+    o.append("The issue's targets for gotrace (wall-time ratios traced / untraced with the "
+             "defaults; per-call costs from the microbenchmarks). On a busy machine the ratios "
+             "swing both ways; the lead reruns this on a quiet one.\n")
+    o.append(targets(sections) + "\n")
+    if "micro" in sections:
+        o += micro_section(sections["micro"])
+    o.append("## Workloads\n")
+    o.append("Columns: *size* is the workload's size for that row (slow peers run a reduced size, "
+             "and their untraced partner runs that same size); wall is spawn to exit (for LTTng "
+             "plus `lttng stop`); CPU is user + system of the whole process tree; *output* is what "
+             "the tool wrote in the last timed run, *written* that over its wall time; *B/event* "
+             "(gotrace) is the validated warm-up trace's size over the events Go's parser counted "
+             "in it; peak RSS is `/usr/bin/time -f %M` (the largest process of the tree), median "
+             "over the pairs.\n")
+    for key in ORDER[1:]:
+        d = sections.get(key)
+        if not d:
+            continue
+        o += memcached_section(d) if key == "memcached" else workload_section(d)
+    o.append("## How each tool is applied\n")
+    o += [f"- **{k}**: {v}" for k, v in HOW.items()]
+    o.append("")
+    o.append("## Commands\n")
+    o.append("From the repository root, with the environment less `LD_PRELOAD` and `GOTRACE_*`; "
+             "each run goes through `/usr/bin/time -f %M -o FILE env VARS...` for its peak RSS.\n")
+    o.append("```")
+    for key in ORDER:
+        d = sections.get(key)
+        if not d:
+            continue
+        o.append(f"# {key}")
+        for c in d.get("commands", []):
+            o.append(c)
+    o.append("```")
+    return "\n".join(o) + "\n"
