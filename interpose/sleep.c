@@ -112,3 +112,20 @@ GT_EXPORT int sched_yield(void)
 	gt_yield_end(t);
 	return r;
 }
+
+/* pthread_yield: glibc's older name for sched_yield. Programs built
+ * against glibc 2.34+ headers call sched_yield directly (the header
+ * redirects the name); older binaries (sysbench) call pthread_yield, whose
+ * libc definition reaches sched_yield inside libc, out of our sight. The
+ * header's redirect is bypassed with an assembler name. */
+int gt_pthread_yield(void) __asm__("pthread_yield");
+GT_EXPORT int gt_pthread_yield(void)
+{
+	struct gt_thread *t = gt_enter();
+	if (!t)
+		return GT_REAL(sched_yield)();
+	gt_yield_begin(t, GT_SITE(gt_pthread_yield));
+	int r = GT_REAL(sched_yield)();
+	gt_yield_end(t);
+	return r;
+}

@@ -340,6 +340,13 @@ class SyncZooTest(_ProgramChecks, gtlib.TracedTestCase):
         self.assertEqual(missing, [], "no Reason=\"sleep\" block for %s in %s; sleep stacks seen: %s"
                          % (missing, self.where(run), sorted({" <- ".join(b.stack[:3]) for b in sleeps})))
 
+    def period_check_yields_are_goroutine_stops(self, period):
+        run = self.checked(period)
+        stops = [e for e in self.events(period) if e.transition == ("Running", "Runnable")]
+        for api in ("sched_yield", "pthread_yield"):
+            self.assertTrue(any(e.stack and e.stack[0] == api for e in stops),
+                            "no Running->Runnable at %s; %s" % (api, self.where(run)))
+
     def period_check_sleep_in_thread_lasts_a_second(self, period):
         run = self.checked(period)
         ev = self.events(period)
