@@ -102,15 +102,19 @@ GT_EXPORT unsigned sleep(unsigned s)
 	return r;
 }
 
-GT_EXPORT int sched_yield(void)
+/* yield: GoStop at site, the real sched_yield, GoStart. */
+static int yield(struct gt_thread *t, uintptr_t site)
 {
-	struct gt_thread *t = gt_enter();
-	if (!t)
-		return GT_REAL(sched_yield)();
-	gt_yield_begin(t, GT_SITE(sched_yield));
+	gt_yield_begin(t, site);
 	int r = GT_REAL(sched_yield)();
 	gt_yield_end(t);
 	return r;
+}
+
+GT_EXPORT int sched_yield(void)
+{
+	struct gt_thread *t = gt_enter();
+	return t ? yield(t, GT_SITE(sched_yield)) : GT_REAL(sched_yield)();
 }
 
 /* pthread_yield: glibc's older name for sched_yield. Programs built
@@ -122,10 +126,5 @@ int gt_pthread_yield(void) __asm__("pthread_yield");
 GT_EXPORT int gt_pthread_yield(void)
 {
 	struct gt_thread *t = gt_enter();
-	if (!t)
-		return GT_REAL(sched_yield)();
-	gt_yield_begin(t, GT_SITE(gt_pthread_yield));
-	int r = GT_REAL(sched_yield)();
-	gt_yield_end(t);
-	return r;
+	return t ? yield(t, GT_SITE(gt_pthread_yield)) : GT_REAL(sched_yield)();
 }
