@@ -209,10 +209,12 @@ static const char *thread_func(const struct gt_stat *s, const struct gt_sthread 
 	return t->func == GT_STAT_NONE ? "(unknown)" : frame_name(s, t->func, buf, len);
 }
 
+/* A wait with no reason began before the trace did (the goroutine's first
+ * status said waiting: a flight-recorder window, a thread adopted blocked). */
 static const char *reason_name(const struct gt_stat *s, uint32_t slot)
 {
 	const char *n = gt_stat_reason_name(s, slot);
-	return n[0] ? n : "(unknown)";
+	return n[0] ? n : "(before trace)";
 }
 
 static const char *base_name(const char *path)
