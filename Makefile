@@ -46,11 +46,6 @@ build/obj/lib/%.o: %.c $(wildcard */*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LIBFLAGS) -c -o $@ $<
 
-# Wrappers keep a frame pointer: GT_SITE reads the caller's frame.
-build/obj/lib/interpose/%.o: interpose/%.c $(wildcard */*.h)
-	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LIBFLAGS) -fno-omit-frame-pointer -c -o $@ $<
-
 build/obj/tool/%.o: %.c $(wildcard */*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(BASE) -c -o $@ $<
