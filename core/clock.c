@@ -2,6 +2,7 @@
  * keeping it honest (clock.h). */
 #include "clock.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -112,6 +113,7 @@ static void calibrate(uint64_t now)
 {
 	if (atomic_exchange_explicit(&cal_busy, 1, memory_order_acquire))
 		return;
+	int saved = errno; /* reading sysfs may fail */
 	int st = atomic_load_explicit(&cal_state, memory_order_relaxed);
 	if (st == 0) {
 		if (tsc_usable()) {
@@ -135,6 +137,7 @@ static void calibrate(uint64_t now)
 		}
 		atomic_store_explicit(&cal_state, 2, memory_order_relaxed);
 	}
+	errno = saved;
 	atomic_store_explicit(&cal_busy, 0, memory_order_release);
 }
 

@@ -67,10 +67,10 @@ static inline uint64_t gt_now(void)
 			if (__builtin_expect(atomic_load_explicit(&gt_clock.begin, memory_order_relaxed) == e, 1)) {
 				/* A counter read just before new parameters took
 				 * effect reads as their start, never as the past. */
-				int64_t d = (int64_t)(gt_rdtsc() - bt);
-				if (d < 0)
+				uint64_t d = gt_rdtsc() - bt;
+				if ((int64_t)d < 0)
 					d = 0;
-				return bn + (uint64_t)(((unsigned __int128)(uint64_t)d * m) >> 32);
+				return bn + (uint64_t)(((unsigned __int128)d * m) >> 32);
 			}
 		}
 	}

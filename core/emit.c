@@ -84,19 +84,21 @@ static void born(struct section *s, uint8_t state)
 	t->state_before = state;
 }
 
-/* section_open enters a write section for an announced thread and makes
- * room for SECTION_ROOM bytes stamped no earlier than ts. */
-int gt_section_open(struct section *s, struct gt_thread *t, uint64_t ts)
+/* gt_section_open_slow: gt_section_open (section.h) when the open chunk is
+ * missing or full, or the thread's first event in this generation. The
+ * section is already entered (s->t, s->gen set). */
+int gt_section_open_slow(struct section *s, struct gt_thread *t, uint64_t ts)
 {
-	s->t = t;
-	s->gen = section_enter(t);
+	int saved = errno; /* a new chunk may take a lock or mmap */
 	s->b = room(t, s->gen, ts);
 	if (__builtin_expect(!s->b, 0)) {
 		section_leave(t);
+		errno = saved;
 		return 0;
 	}
 	if (t->wrote_gen != s->gen && t->state != GT_T_NONE)
 		restate(s, ts);
+	errno = saved;
 	return 1;
 }
 
@@ -107,13 +109,15 @@ static void label(struct section *s, uint64_t ts)
 	struct gt_thread *t = s->t;
 	if (!atomic_load_explicit(&t->label_pending, memory_order_relaxed))
 		return;
+	int saved = errno;
 	char name[16];
 	int n = gt_thread_take_label(t, name);
-	if (n <= 0)
-		return;
-	uint64_t id = gt_strtab_put(&gt.strings[s->gen & 1], name, (size_t)n);
-	if (id)
-		ev1(s->b, GT_EV_GO_LABEL, ts, id);
+	if (n > 0) {
+		uint64_t id = gt_strtab_put(&gt.strings[s->gen & 1], name, (size_t)n);
+		if (id)
+			ev1(s->b, GT_EV_GO_LABEL, ts, id);
+	}
+	errno = saved;
 }
 
 /* adopt announces a thread the tracer did not see start (created before the
@@ -121,8 +125,10 @@ static void label(struct section *s, uint64_t ts)
  * P and starts running. */
 static int adopt(struct gt_thread *t)
 {
+	int saved = errno;
 	if (!t->registered)
 		gt_thread_register(t, 0, 0);
+	errno = saved;
 	if (!t->p)
 		return -1;
 	uint64_t ts = gt_now();
@@ -159,7 +165,7 @@ int gt_announced(struct gt_thread *t)
 
 int gt_block(struct gt_thread *t, enum gt_str reason, uintptr_t site, uintptr_t key)
 {
-	int saved = errno, done = 0;
+	int done = 0;
 	t->inside++;
 	if (gt_ready(t) != 0)
 		goto out;
@@ -180,7 +186,6 @@ int gt_block(struct gt_thread *t, enum gt_str reason, uintptr_t site, uintptr_t 
 	done = 1;
 out:
 	t->inside--;
-	errno = saved;
 	return done;
 }
 
@@ -197,7 +202,6 @@ void gt_unblock(struct gt_thread *t, int woken)
 {
 	if (t->state != GT_T_BLOCKED)
 		return;
-	int saved = errno;
 	t->inside++;
 	uintptr_t key = t->wait_key;
 	if (key)
@@ -218,7 +222,6 @@ void gt_unblock(struct gt_thread *t, int woken)
 	section_close(&s);
 out:
 	t->inside--;
-	errno = saved;
 }
 
 void gt_waited(struct gt_thread *t, enum gt_str reason, uintptr_t site, uint64_t t0, uint64_t min_ns)
@@ -226,7 +229,6 @@ void gt_waited(struct gt_thread *t, enum gt_str reason, uintptr_t site, uint64_t
 	uint64_t now = gt_now();
 	if (now - t0 < min_ns)
 		return;
-	int saved = errno;
 	t->inside++;
 	if (gt_ready(t) != 0)
 		goto out;
@@ -242,19 +244,15 @@ void gt_waited(struct gt_thread *t, enum gt_str reason, uintptr_t site, uint64_t
 	section_close(&s);
 out:
 	t->inside--;
-	errno = saved;
 }
 
 void gt_wake_release(uintptr_t key, uintptr_t site, uintptr_t caller)
 {
-	int saved = errno;
 	gt_wake_leave(key, gt_now(), site, caller);
-	errno = saved;
 }
 
 void gt_yield_begin(struct gt_thread *t, uintptr_t site)
 {
-	int saved = errno;
 	t->inside++;
 	if (gt_ready(t) != 0)
 		goto out;
@@ -269,14 +267,12 @@ void gt_yield_begin(struct gt_thread *t, uintptr_t site)
 	section_close(&s);
 out:
 	t->inside--;
-	errno = saved;
 }
 
 void gt_yield_end(struct gt_thread *t)
 {
 	if (t->state != GT_T_RUNNABLE)
 		return;
-	int saved = errno;
 	t->inside++;
 	uint64_t ts = gt_now();
 	struct section s;
@@ -286,7 +282,6 @@ void gt_yield_end(struct gt_thread *t)
 		section_close(&s);
 	}
 	t->inside--;
-	errno = saved;
 }
 
 uint64_t gt_new_goroutine(void)

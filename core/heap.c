@@ -36,7 +36,9 @@ static uint64_t type_id(struct gt_thread *t, uint64_t gen, uint64_t size, uint64
 	struct gt_type_cache_entry *e = &t->type_cache[h & (GT_TYPE_CACHE - 1)];
 	if (e->gen == gen && e->size == size && e->stack == stack)
 		return e->id;
+	int saved = errno; /* the shard's lock may sleep in futex */
 	uint64_t id = gt_typetab_put(&gt.types[gen & 1], size, stack);
+	errno = saved;
 	if (id) {
 		e->gen = gen;
 		e->size = size;
@@ -62,7 +64,6 @@ static void metric(struct section *s, uint64_t ts)
 
 void gt_heap_alloc(struct gt_thread *t, void *p, size_t size, size_t usable_size, uintptr_t site)
 {
-	int saved = errno;
 	t->inside++;
 	account(t, (int64_t)usable_size);
 	if (gt_announced(t) != 0)
@@ -80,12 +81,10 @@ void gt_heap_alloc(struct gt_thread *t, void *p, size_t size, size_t usable_size
 	section_close(&s);
 out:
 	t->inside--;
-	errno = saved;
 }
 
 void gt_heap_free(struct gt_thread *t, void *p, size_t usable_size)
 {
-	int saved = errno;
 	t->inside++;
 	account(t, -(int64_t)usable_size);
 	if (gt_announced(t) != 0)
@@ -99,5 +98,4 @@ void gt_heap_free(struct gt_thread *t, void *p, size_t usable_size)
 	section_close(&s);
 out:
 	t->inside--;
-	errno = saved;
 }

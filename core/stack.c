@@ -3,6 +3,7 @@
 #include "stack.h"
 
 #include <dlfcn.h>
+#include <errno.h>
 #include <link.h>
 #include <libunwind.h>
 #include <string.h>
@@ -46,10 +47,13 @@ void gt_stack_init(void)
  * was read from (the caller's SP at the call, minus 8 on x86-64). */
 static unsigned unwind(uintptr_t *ip, uintptr_t *slot, unsigned max)
 {
+	int saved = errno; /* libunwind may make failing system calls */
 	unw_context_t uc;
 	unw_cursor_t c;
-	if (unw_getcontext(&uc) != 0 || unw_init_local(&c, &uc) != 0)
+	if (unw_getcontext(&uc) != 0 || unw_init_local(&c, &uc) != 0) {
+		errno = saved;
 		return 0;
+	}
 	unsigned n = 0;
 	while (n < max && unw_step(&c) > 0) {
 		unw_word_t pc = 0, sp = 0;
@@ -66,6 +70,7 @@ static unsigned unwind(uintptr_t *ip, uintptr_t *slot, unsigned max)
 		slot[n] = sp - sizeof(uintptr_t);
 		n++;
 	}
+	errno = saved;
 	return n;
 }
 
@@ -115,7 +120,9 @@ unsigned gt_stack_capture(uintptr_t *pcs, uintptr_t site)
 	unsigned cap = max - 1 + 16;
 	if (cap > sizeof raw / sizeof raw[0])
 		cap = sizeof raw / sizeof raw[0];
+	int saved = errno;
 	int got = unw_backtrace(raw, (int)cap);
+	errno = saved;
 	unsigned n = 1;
 	for (int i = 0; i < got && n < max; i++) {
 		uintptr_t pc = (uintptr_t)raw[i];
@@ -142,7 +149,9 @@ uint64_t gt_stack_id(struct gt_thread *t, uint64_t gen, const uintptr_t *pcs, un
 	struct gt_stack_cache_entry *e = &t->stack_cache[h & (GT_STACK_CACHE - 1)];
 	if (e->hash == h && e->gen == gen)
 		return e->id;
+	int saved = errno; /* the table's lock may sleep in futex */
 	uint64_t id = gt_stacktab_put(&gt.stacks[gen & 1], h, pcs, n);
+	errno = saved;
 	if (id) {
 		e->hash = h;
 		e->gen = gen;
