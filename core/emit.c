@@ -396,6 +396,7 @@ void gt_thread_end(struct gt_thread *t)
 	section_close(&s);
 out:
 	gt_thread_unregister(t);
+	gt_thread_side_free(t);
 	t->state = GT_T_DEAD;
 	/* t->inside stays raised: nothing on this thread is traced again. */
 	errno = saved;

@@ -3,10 +3,12 @@
 #include "heap.h"
 
 #include <errno.h>
+#include <string.h>
 
 #include "clock.h"
 #include "hash.h"
 #include "section.h"
+#include "region.h"
 #include "stack.h"
 
 /* Live bytes (malloc_usable_size) of the objects recorded so far. Frees of
@@ -30,21 +32,124 @@ static inline void account(struct gt_thread *t, int64_t d)
 	}
 }
 
-static uint64_t type_id(struct gt_thread *t, uint64_t gen, uint64_t size, uint64_t stack)
+/* The thread's own type table (thread.h): most allocations find their
+ * (size, stack) there with one hash and a probe or two, without a lock;
+ * a new one is interned in the generation's shared table once per thread
+ * and generation. */
+#define TYPES_FIRST 1024          /* slots of a new table */
+#define TYPES_MAX (1u << 20)      /* a table never grows past this */
+
+static void types_grow(struct gt_type_local *tl)
 {
-	uint64_t h = gt_mix(size * 0x9e3779b97f4a7c15ull ^ stack);
-	struct gt_type_cache_entry *e = &t->type_cache[h & (GT_TYPE_CACHE - 1)];
-	if (e->gen == gen && e->size == size && e->stack == stack)
-		return e->id;
+	uint32_t cap = tl->mask ? (tl->mask + 1) * 2 : TYPES_FIRST;
+	if (cap > TYPES_MAX)
+		return;
+	struct gt_type_slot *slots = gt_map((size_t)cap * sizeof *slots);
+	if (!slots)
+		return;
+	if (tl->slots) {
+		for (uint32_t i = 0; i <= tl->mask; i++) {
+			struct gt_type_slot *o = &tl->slots[i];
+			if (o->epoch != tl->epoch)
+				continue;
+			uint32_t j = (uint32_t)gt_mix(((uint64_t)o->size << 32) | o->stack) & (cap - 1);
+			while (slots[j].epoch == tl->epoch)
+				j = (j + 1) & (cap - 1);
+			slots[j] = *o;
+		}
+		gt_unmap(tl->slots, ((size_t)tl->mask + 1) * sizeof *tl->slots);
+	}
+	tl->slots = slots;
+	tl->mask = cap - 1;
+}
+
+static uint64_t type_shared(uint64_t gen, uint64_t size, uint64_t stack)
+{
 	int saved = errno; /* the shard's lock may sleep in futex */
 	uint64_t id = gt_typetab_put(&gt.types[gen & 1], size, stack);
 	errno = saved;
-	if (id) {
-		e->gen = gen;
-		e->size = size;
-		e->stack = stack;
-		e->id = id;
+	return id;
+}
+
+static uint64_t type_id_table(struct gt_thread *t, uint64_t gen, uint64_t size, uint64_t stack);
+
+/* type_id: the type of an allocation of size bytes at stack (id) taken as
+ * st. Small sizes at a remembered stack: one load from the stack's own
+ * size table (its binding says the entry is for this generation and stack
+ * id). The rest: the thread's type table. */
+static inline uint64_t type_id(struct gt_thread *t, uint64_t gen, uint64_t size, uint64_t stack,
+			       const struct gt_stack *st)
+{
+	struct gt_stack_memo *m = st->memo;
+	if (__builtin_expect(m && size < GT_SIZES && m->id == stack && m->id_gen == gen, 1)) {
+		if (__builtin_expect(m->sizes != NULL, 1)) {
+			uint64_t e = m->sizes[size];
+			if (__builtin_expect((uint32_t)(e >> 32) == m->binding, 1))
+				return (uint32_t)e;
+		} else {
+			int saved = errno;
+			m->sizes = gt_map(GT_SIZES * sizeof *m->sizes);
+			errno = saved;
+		}
+		uint64_t id = type_id_table(t, gen, size, stack);
+		if (m->sizes && id <= UINT32_MAX)
+			m->sizes[size] = (uint64_t)m->binding << 32 | id;
+		return id;
 	}
+	return type_id_table(t, gen, size, stack);
+}
+
+static uint64_t type_id_table(struct gt_thread *t, uint64_t gen, uint64_t size, uint64_t stack)
+{
+	struct gt_side *side = gt_thread_side(t);
+	if (__builtin_expect(!side || size > UINT32_MAX || stack > UINT32_MAX, 0))
+		return type_shared(gen, size, stack);
+	struct gt_type_local *tl = &side->types;
+	if (__builtin_expect(tl->gen != gen, 0)) {
+		tl->gen = gen;
+		tl->epoch++;
+		tl->count = 0;
+		if (tl->epoch == 0) { /* wrapped: clear the old entries for real */
+			if (tl->slots)
+				memset(tl->slots, 0, ((size_t)tl->mask + 1) * sizeof *tl->slots);
+			tl->epoch = 1;
+		}
+	}
+	if (__builtin_expect(tl->mask == 0, 0)) {
+		int saved = errno;
+		types_grow(tl);
+		errno = saved;
+		if (tl->mask == 0)
+			return type_shared(gen, size, stack);
+	}
+	uint32_t i = (uint32_t)gt_mix((size << 32) | stack) & tl->mask;
+	for (;;) {
+		struct gt_type_slot *e = &tl->slots[i];
+		if (e->epoch != tl->epoch)
+			break;
+		if (e->size == size && e->stack == stack)
+			return e->id;
+		i = (i + 1) & tl->mask;
+	}
+	/* New to this thread in this generation. */
+	int saved = errno; /* the shard's lock may sleep in futex, growing may mmap */
+	uint64_t id = gt_typetab_put(&gt.types[gen & 1], size, stack);
+	if (id && id <= UINT32_MAX) {
+		if ((tl->count + 1) * 2 > tl->mask + 1) {
+			uint32_t was = tl->mask;
+			types_grow(tl);
+			if (tl->mask != was) { /* find the insertion slot again */
+				i = (uint32_t)gt_mix((size << 32) | stack) & tl->mask;
+				while (tl->slots[i].epoch == tl->epoch)
+					i = (i + 1) & tl->mask;
+			}
+		}
+		if ((tl->count + 1) * 2 <= tl->mask + 1) {
+			tl->slots[i] = (struct gt_type_slot){ tl->epoch, (uint32_t)size, (uint32_t)stack, (uint32_t)id };
+			tl->count++;
+		}
+	}
+	errno = saved;
 	return id;
 }
 
@@ -68,14 +173,14 @@ void gt_heap_alloc(struct gt_thread *t, void *p, size_t size, size_t usable_size
 	account(t, (int64_t)usable_size);
 	if (gt_announced(t) != 0)
 		goto out;
-	uintptr_t pcs[GT_MAX_FRAMES];
-	unsigned n = gt_stack_capture(pcs, site);
+	struct gt_stack stack;
+	gt_stack_take(&stack, site);
 	uint64_t ts = gt_now();
 	struct section s;
 	if (!gt_section_open(&s, t, ts))
 		goto out;
-	uint64_t stk = gt_stack_id(t, s.gen, pcs, n);
-	uint64_t ty = type_id(t, s.gen, size, stk);
+	uint64_t stk = gt_stack_take_id(t, s.gen, &stack);
+	uint64_t ty = type_id(t, s.gen, size, stk, &stack);
 	ev2(s.b, GT_EV_HEAP_OBJECT_ALLOC, ts, ((uintptr_t)p - GT_HEAP_MIN_ADDR) / GT_HEAP_ALIGN, ty);
 	metric(&s, ts);
 	section_close(&s);

@@ -85,37 +85,9 @@ static int memo_valid(const struct gt_stack_memo *m)
 	return 1;
 }
 
-unsigned gt_stack_capture(uintptr_t *pcs, uintptr_t site)
+/* unwind_raw: the stack without remembering it (no wrapper site noted). */
+static unsigned unwind_raw(uintptr_t *pcs, unsigned max)
 {
-	unsigned max = gt.max_frames;
-	pcs[0] = site;
-	if (max == 1)
-		return 1;
-	struct gt_thread *t = &gt_self;
-	uintptr_t ra0 = t->site_ra, cfa0 = t->site_cfa;
-	t->site_ra = t->site_cfa = 0;
-	unsigned want = max - 1 > GT_MEMO_FRAMES ? GT_MEMO_FRAMES : max - 1;
-	if (ra0 && max - 1 <= GT_MEMO_FRAMES) {
-		struct gt_stack_memo *m = &t->memo[gt_mix(ra0 ^ (cfa0 << 7)) & (GT_MEMO_STACKS - 1)];
-		if (m->ra0 == ra0 && m->cfa0 == cfa0 && m->n > 0 && m->n <= want && memo_valid(m)) {
-			memcpy(pcs + 1, m->ip, m->n * sizeof *pcs);
-			return 1 + m->n;
-		}
-		uintptr_t slot[GT_MEMO_FRAMES];
-		unsigned n = unwind(pcs + 1, slot, want);
-		/* Remember it only when it starts at the expected caller and every
-		 * slot checks out now (no signal frame or odd unwinding). */
-		if (n > 0 && pcs[1] == ra0 && slot[0] == cfa0 - sizeof(uintptr_t)) {
-			m->ra0 = ra0;
-			m->cfa0 = cfa0;
-			m->n = n;
-			memcpy(m->ip, pcs + 1, n * sizeof *pcs);
-			memcpy(m->slot, slot, n * sizeof *slot);
-			if (!memo_valid(m))
-				m->n = 0;
-		}
-		return 1 + n;
-	}
 	void *raw[GT_MAX_FRAMES + 16];
 	unsigned cap = max - 1 + 16;
 	if (cap > sizeof raw / sizeof raw[0])
@@ -139,6 +111,105 @@ unsigned gt_stack_capture(uintptr_t *pcs, uintptr_t site)
 		pcs[n++] = pc;
 	}
 	return n;
+}
+
+void gt_stack_take(struct gt_stack *s, uintptr_t site)
+{
+	unsigned max = gt.max_frames;
+	s->site = site;
+	s->memo = NULL;
+	s->pcs[0] = site;
+	s->n = 1;
+	if (max == 1)
+		return;
+	struct gt_thread *t = &gt_self;
+	uintptr_t ra0 = t->site_ra, cfa0 = t->site_cfa;
+	t->site_ra = t->site_cfa = 0;
+	struct gt_side *side;
+	if (!ra0 || max - 1 > GT_MEMO_FRAMES || !(side = gt_thread_side(t))) {
+		s->n = unwind_raw(s->pcs, max);
+		return;
+	}
+	unsigned want = max - 1;
+	struct gt_stack_memo *w = &side->memo[2 * (gt_mix(ra0 ^ (cfa0 << 7)) & (GT_MEMO_SETS - 1))];
+	for (int k = 0; k < 2; k++) {
+		struct gt_stack_memo *m = &w[k];
+		if (m->ra0 == ra0 && m->cfa0 == cfa0 && m->n > 0 && m->n <= want && memo_valid(m)) {
+			m->stamp = ++side->memo_tick;
+			s->memo = m;
+			s->n = 0;
+			return;
+		}
+	}
+	uintptr_t slot[GT_MEMO_FRAMES];
+	unsigned n = unwind(s->pcs + 1, slot, want);
+	s->n = 1 + n;
+	/* Remember it only when it starts at the expected caller and every
+	 * slot checks out now (no signal frame or odd unwinding); replace the
+	 * way of the set used least recently. */
+	if (n > 0 && s->pcs[1] == ra0 && slot[0] == cfa0 - sizeof(uintptr_t)) {
+		struct gt_stack_memo *m = w[0].stamp <= w[1].stamp ? &w[0] : &w[1];
+		m->ra0 = ra0;
+		m->cfa0 = cfa0;
+		m->n = n;
+		m->id_gen = 0;
+		m->stamp = ++side->memo_tick;
+		memcpy(m->ip, s->pcs + 1, n * sizeof *m->ip);
+		memcpy(m->slot, slot, n * sizeof *slot);
+		if (memo_valid(m))
+			s->memo = m;
+		else
+			m->n = 0;
+	}
+}
+
+void gt_stack_forget_sizes(struct gt_side *side)
+{
+	for (unsigned i = 0; i < 2 * GT_MEMO_SETS; i++) {
+		struct gt_stack_memo *m = &side->memo[i];
+		if (m->sizes)
+			memset(m->sizes, 0, GT_SIZES * sizeof *m->sizes);
+		m->binding = 0;
+	}
+	side->bindings = 0;
+}
+
+uint64_t gt_stack_take_id(struct gt_thread *t, uint64_t gen, struct gt_stack *s)
+{
+	struct gt_stack_memo *m = s->memo;
+	if (m && m->id_gen == gen && m->id_site == s->site)
+		return m->id;
+	if (s->n == 0) { /* a remembered stack: its frames, for the table */
+		s->pcs[0] = s->site;
+		memcpy(s->pcs + 1, m->ip, m->n * sizeof *m->ip);
+		s->n = 1 + m->n;
+	}
+	uint64_t id = gt_stack_id(t, gen, s->pcs, s->n);
+	if (m && id) {
+		m->id_gen = gen;
+		m->id_site = s->site;
+		m->id = id;
+		uint32_t b = ++t->side->bindings;
+		if (b == 0) { /* wrapped: forget every size table first */
+			gt_stack_forget_sizes(t->side);
+			b = ++t->side->bindings;
+		}
+		m->binding = b;
+	}
+	return id;
+}
+
+unsigned gt_stack_capture(uintptr_t *pcs, uintptr_t site)
+{
+	struct gt_stack s;
+	gt_stack_take(&s, site);
+	if (s.n == 0) {
+		s.pcs[0] = site;
+		memcpy(s.pcs + 1, s.memo->ip, s.memo->n * sizeof *s.memo->ip);
+		s.n = 1 + s.memo->n;
+	}
+	memcpy(pcs, s.pcs, s.n * sizeof *pcs);
+	return s.n;
 }
 
 uint64_t gt_stack_id(struct gt_thread *t, uint64_t gen, const uintptr_t *pcs, unsigned n)

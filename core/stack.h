@@ -6,7 +6,10 @@
 
 #include <stdint.h>
 
+#include "../encoder/wire.h"
+
 struct gt_thread;
+struct gt_stack_memo;
 
 /* Synthetic frames: PCs no code can have, named by the flusher. */
 #define GT_PC_SYNTHETIC 0xfff0000000000000ull
@@ -27,5 +30,32 @@ unsigned gt_stack_capture(uintptr_t *pcs, uintptr_t site);
 /* gt_stack_id returns the id of pcs[0..n) in generation gen's stack table
  * (0 for n == 0). Call inside a write section of generation gen. */
 uint64_t gt_stack_id(struct gt_thread *t, uint64_t gen, const uintptr_t *pcs, unsigned n);
+
+/* A stack taken for one event, whose id is wanted in the event's section:
+ * when it is a remembered stack (the common case on a hot call site), its
+ * frames are not even copied, and its id is cached in the remembered
+ * stack, per generation: no hashing either. */
+struct gt_stack {
+	uintptr_t site;
+	unsigned n;                  /* frames in pcs; 0: only in memo */
+	struct gt_stack_memo *memo;  /* the remembered stack, or NULL */
+	uintptr_t pcs[GT_MAX_FRAMES];
+};
+
+/* gt_stack_take captures the stack at the interposed function site (like
+ * gt_stack_capture). */
+void gt_stack_take(struct gt_stack *s, uintptr_t site);
+
+/* gt_stack_take_id returns the id of s in generation gen (inside a write
+ * section of gen). */
+uint64_t gt_stack_take_id(struct gt_thread *t, uint64_t gen, struct gt_stack *s);
+
+/* Requested sizes below this have their heap type cached in the remembered
+ * stack (struct gt_stack_memo, sizes). */
+#define GT_SIZES 4096
+
+/* gt_stack_forget_sizes clears every remembered stack's size table. */
+struct gt_side;
+void gt_stack_forget_sizes(struct gt_side *side);
 
 #endif

@@ -4,7 +4,8 @@
  *   mutex_storm [THREADS [ITERS [LOCKS [WORK]]]]
  *
  * THREADS threads (default 4, at most 16) each do ITERS rounds (default
- * 2,000,000). A round picks one of LOCKS mutexes (default 4) with a
+ * 4,000,000: about 1 s untraced on 2 cores, so that the tracer's fixed
+ * costs (start, symbolizing at exit) do not dominate). A round picks one of LOCKS mutexes (default 4) with a
  * per-thread xorshift generator, locks it, updates the counters it guards
  * (a few instructions), unlocks it, then computes WORK (default 20) xorshift
  * steps outside any lock. Most locks are uncontended (the interposed calls
@@ -37,7 +38,7 @@ static struct {
 } locks[MAX_LOCKS];
 
 static unsigned nlocks = 4, work_steps = 20;
-static uint64_t iters = 2000000;
+static uint64_t iters = 4000000;
 
 static uint64_t next(uint64_t *s)
 {
