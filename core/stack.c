@@ -113,54 +113,71 @@ static unsigned unwind_raw(uintptr_t *pcs, unsigned max)
 	return n;
 }
 
-void gt_stack_take(struct gt_stack *s, uintptr_t site)
+/* take captures the stack at site into pcs (pcs[0] = site): returns the
+ * number of frames written, or 0 when a remembered stack matched (*memo:
+ * its frames are there, not in pcs). *memo is the remembered stack the
+ * frames are, if any. */
+static inline __attribute__((always_inline)) unsigned take(uintptr_t *pcs, uintptr_t site,
+								struct gt_stack_memo **memo)
 {
 	unsigned max = gt.max_frames;
-	s->site = site;
-	s->memo = NULL;
-	s->pcs[0] = site;
-	s->n = 1;
+	*memo = NULL;
+	pcs[0] = site;
 	if (max == 1)
-		return;
+		return 1;
 	struct gt_thread *t = &gt_self;
 	uintptr_t ra0 = t->site_ra, cfa0 = t->site_cfa;
 	t->site_ra = t->site_cfa = 0;
 	struct gt_side *side;
-	if (!ra0 || max - 1 > GT_MEMO_FRAMES || !(side = gt_thread_side(t))) {
-		s->n = unwind_raw(s->pcs, max);
-		return;
-	}
+	if (!ra0 || max - 1 > GT_MEMO_FRAMES || !(side = gt_thread_side(t)))
+		return unwind_raw(pcs, max);
 	unsigned want = max - 1;
 	struct gt_stack_memo *w = &side->memo[2 * (gt_mix(ra0 ^ (cfa0 << 7)) & (GT_MEMO_SETS - 1))];
 	for (int k = 0; k < 2; k++) {
 		struct gt_stack_memo *m = &w[k];
 		if (m->ra0 == ra0 && m->cfa0 == cfa0 && m->n > 0 && m->n <= want && memo_valid(m)) {
 			m->stamp = ++side->memo_tick;
-			s->memo = m;
-			s->n = 0;
-			return;
+			*memo = m;
+			return 0;
 		}
 	}
 	uintptr_t slot[GT_MEMO_FRAMES];
-	unsigned n = unwind(s->pcs + 1, slot, want);
-	s->n = 1 + n;
+	unsigned n = unwind(pcs + 1, slot, want);
 	/* Remember it only when it starts at the expected caller and every
 	 * slot checks out now (no signal frame or odd unwinding); replace the
 	 * way of the set used least recently. */
-	if (n > 0 && s->pcs[1] == ra0 && slot[0] == cfa0 - sizeof(uintptr_t)) {
+	if (n > 0 && pcs[1] == ra0 && slot[0] == cfa0 - sizeof(uintptr_t)) {
 		struct gt_stack_memo *m = w[0].stamp <= w[1].stamp ? &w[0] : &w[1];
 		m->ra0 = ra0;
 		m->cfa0 = cfa0;
 		m->n = n;
 		m->id_gen = 0;
 		m->stamp = ++side->memo_tick;
-		memcpy(m->ip, s->pcs + 1, n * sizeof *m->ip);
+		memcpy(m->ip, pcs + 1, n * sizeof *m->ip);
 		memcpy(m->slot, slot, n * sizeof *slot);
 		if (memo_valid(m))
-			s->memo = m;
+			*memo = m;
 		else
 			m->n = 0;
 	}
+	return 1 + n;
+}
+
+void gt_stack_take(struct gt_stack *s, uintptr_t site)
+{
+	s->site = site;
+	s->n = take(s->pcs, site, &s->memo);
+}
+
+unsigned gt_stack_capture(uintptr_t *pcs, uintptr_t site)
+{
+	struct gt_stack_memo *m;
+	unsigned n = take(pcs, site, &m);
+	if (n == 0) {
+		memcpy(pcs + 1, m->ip, m->n * sizeof *m->ip);
+		n = 1 + m->n;
+	}
+	return n;
 }
 
 void gt_stack_forget_sizes(struct gt_side *side)
@@ -197,19 +214,6 @@ uint64_t gt_stack_take_id(struct gt_thread *t, uint64_t gen, struct gt_stack *s)
 		m->binding = b;
 	}
 	return id;
-}
-
-unsigned gt_stack_capture(uintptr_t *pcs, uintptr_t site)
-{
-	struct gt_stack s;
-	gt_stack_take(&s, site);
-	if (s.n == 0) {
-		s.pcs[0] = site;
-		memcpy(s.pcs + 1, s.memo->ip, s.memo->n * sizeof *s.memo->ip);
-		s.n = 1 + s.memo->n;
-	}
-	memcpy(pcs, s.pcs, s.n * sizeof *pcs);
-	return s.n;
 }
 
 uint64_t gt_stack_id(struct gt_thread *t, uint64_t gen, const uintptr_t *pcs, unsigned n)
