@@ -9,7 +9,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-struct gt_clock gt_clock;
+struct gt_clock gt_clock = { .begin = 1 }; /* CLOCK_MONOTONIC until calibrated */
 
 /* The first calibration spans at least this long (its error is about
  * 20 ns / CAL_NS, 20 ppm), later checks at least CHECK_NS. */
@@ -95,16 +95,23 @@ static uint64_t scale(uint64_t ns, uint64_t ticks)
 	return (uint64_t)(((unsigned __int128)ns << 32) / ticks);
 }
 
-/* publish sets new parameters under the seqlock. */
+/* invalidate makes readers take gt_now_slow (begin = end + 1). */
+static void invalidate(void)
+{
+	uint32_t e = atomic_load_explicit(&gt_clock.end, memory_order_relaxed);
+	atomic_store_explicit(&gt_clock.begin, e + 1, memory_order_relaxed);
+	atomic_thread_fence(memory_order_release);
+}
+
+/* publish sets new parameters under the seqlock and makes them valid. */
 static void publish(uint64_t base_tsc, uint64_t base_ns, uint64_t mult)
 {
-	uint32_t b = atomic_load_explicit(&gt_clock.begin, memory_order_relaxed);
-	atomic_store_explicit(&gt_clock.begin, b + 1, memory_order_relaxed);
-	atomic_thread_fence(memory_order_release);
+	invalidate();
 	gt_clock.base_tsc = base_tsc;
 	gt_clock.base_ns = base_ns;
 	gt_clock.mult = mult;
-	atomic_store_explicit(&gt_clock.end, b + 1, memory_order_release);
+	atomic_store_explicit(&gt_clock.end, atomic_load_explicit(&gt_clock.begin, memory_order_relaxed),
+			      memory_order_release);
 }
 
 /* calibrate: state 0 takes the first pair (or gives up on the TSC); state 1,
@@ -170,6 +177,7 @@ void gt_clock_check(void)
 		 * clock is (it may be ahead, never behind). */
 		gt_clock.mono_offset = ours > n ? ours - n : 0;
 		atomic_store_explicit(&gt_clock.mode, GT_CLOCK_MONO, memory_order_release);
+		invalidate();
 		goto out;
 	}
 	/* Follow CLOCK_MONOTONIC's rate over the last interval, and steer the
@@ -189,7 +197,27 @@ out:
 	atomic_store_explicit(&cal_busy, 0, memory_order_release);
 }
 
+void gt_clock_after_fork(void)
+{
+	atomic_store_explicit(&cal_busy, 0, memory_order_relaxed);
+	if (atomic_load_explicit(&gt_clock.mode, memory_order_relaxed) != GT_CLOCK_TSC)
+		return;
+	/* The forking thread may have been the only one left of a publish
+	 * cut short: start again from a fresh pair (the child's trace is new,
+	 * so the clock need not continue the parent's). */
+	uint64_t t, n, end;
+	pair(&t, &n, &end);
+	publish(t, end, gt_clock.mult);
+	last_tsc = t;
+	last_ns = n;
+}
+
 #else
+
+void gt_clock_after_fork(void)
+{
+	atomic_store_explicit(&cal_busy, 0, memory_order_relaxed);
+}
 
 static void calibrate(uint64_t now)
 {
@@ -205,6 +233,13 @@ void gt_clock_check(void)
 
 uint64_t gt_now_slow(void)
 {
+	/* New parameters being written: they are valid in a moment. */
+	while (atomic_load_explicit(&gt_clock.mode, memory_order_acquire) == GT_CLOCK_TSC) {
+		uint32_t e = atomic_load_explicit(&gt_clock.end, memory_order_acquire);
+		if (atomic_load_explicit(&gt_clock.begin, memory_order_relaxed) == e)
+			return gt_now();
+		__builtin_ia32_pause();
+	}
 	uint64_t now = gt_mono_ns() + gt_clock.mono_offset;
 	if (__builtin_expect(atomic_load_explicit(&cal_state, memory_order_relaxed) != 2, 0)) {
 		calibrate(now);

@@ -17,7 +17,9 @@
  * CLOCK_MONOTONIC (plus the offset it had, so it never goes back).
  *
  * The scale is published with a seqlock of two counters, so a reader never
- * mixes two sets of parameters. */
+ * mixes two sets of parameters; the counters differ whenever the clock is
+ * not the TSC (and while new parameters are written), so one compare sends
+ * every reading that cannot use the TSC to gt_now_slow. */
 #ifndef GT_CLOCK_H
 #define GT_CLOCK_H
 
@@ -29,9 +31,10 @@
 
 struct gt_clock {
 	_Atomic int mode;          /* GT_CLOCK_MONO / GT_CLOCK_TSC */
-	_Atomic uint32_t begin;    /* seqlock: bumped before the parameters change */
+	_Atomic uint32_t begin;    /* seqlock: end + 1 while the parameters
+	                            * change and while the clock is not the TSC */
 	uint64_t base_tsc, base_ns, mult;
-	_Atomic uint32_t end;      /* ... and after */
+	_Atomic uint32_t end;      /* set to begin once they are valid */
 	uint64_t mono_offset;      /* added to CLOCK_MONOTONIC in GT_CLOCK_MONO */
 };
 
@@ -59,20 +62,16 @@ static inline uint64_t gt_rdtsc(void)
 
 static inline uint64_t gt_now(void)
 {
-	if (__builtin_expect(atomic_load_explicit(&gt_clock.mode, memory_order_acquire) == GT_CLOCK_TSC, 1)) {
-		for (;;) {
-			uint32_t e = atomic_load_explicit(&gt_clock.end, memory_order_acquire);
-			uint64_t bt = gt_clock.base_tsc, bn = gt_clock.base_ns, m = gt_clock.mult;
-			atomic_thread_fence(memory_order_acquire);
-			if (__builtin_expect(atomic_load_explicit(&gt_clock.begin, memory_order_relaxed) == e, 1)) {
-				/* A counter read just before new parameters took
-				 * effect reads as their start, never as the past. */
-				uint64_t d = gt_rdtsc() - bt;
-				if ((int64_t)d < 0)
-					d = 0;
-				return bn + (uint64_t)(((unsigned __int128)d * m) >> 32);
-			}
-		}
+	uint32_t e = atomic_load_explicit(&gt_clock.end, memory_order_acquire);
+	uint64_t bt = gt_clock.base_tsc, bn = gt_clock.base_ns, m = gt_clock.mult;
+	atomic_thread_fence(memory_order_acquire);
+	if (__builtin_expect(atomic_load_explicit(&gt_clock.begin, memory_order_relaxed) == e, 1)) {
+		/* A counter read just before new parameters took effect reads
+		 * as their start, never as the past. */
+		uint64_t d = gt_rdtsc() - bt;
+		if ((int64_t)d < 0)
+			d = 0;
+		return bn + (uint64_t)(((unsigned __int128)d * m) >> 32);
 	}
 	return gt_now_slow();
 }
@@ -86,5 +85,9 @@ static inline uint64_t gt_now(void)
 /* gt_clock_check re-calibrates the TSC scale (or falls back to
  * CLOCK_MONOTONIC); called by the flusher at each generation switch. */
 void gt_clock_check(void);
+
+/* gt_clock_after_fork repairs the clock in the child of fork (a
+ * calibration the parent's flusher had under way never finishes there). */
+void gt_clock_after_fork(void);
 
 #endif

@@ -149,14 +149,14 @@ static int adopt(struct gt_thread *t)
 
 /* ready makes sure the thread is announced and running; 0 when the event
  * may be written. */
-int gt_ready(struct gt_thread *t)
+int gt_ready_slow(struct gt_thread *t)
 {
 	if (__builtin_expect(t->state == GT_T_NONE, 0) && adopt(t) != 0)
 		return -1;
 	return t->state == GT_T_RUNNING ? 0 : -1;
 }
 
-int gt_announced(struct gt_thread *t)
+int gt_announced_slow(struct gt_thread *t)
 {
 	if (__builtin_expect(t->state == GT_T_NONE, 0) && adopt(t) != 0)
 		return -1;

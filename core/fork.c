@@ -15,6 +15,7 @@
 #include <pthread.h>
 
 #include "chunk.h"
+#include "clock.h"
 #include "thread.h"
 #include "tracer.h"
 
@@ -52,6 +53,7 @@ static void parent(void)
 
 static void child(void)
 {
+	gt_clock_after_fork();
 	each_table_lock(gt_lock_reset);
 	gt_chunk_pool_reset_lock();
 	gt_lock_reset(&gt.proc_lock);

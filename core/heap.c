@@ -154,11 +154,17 @@ static uint64_t type_id_table(struct gt_thread *t, uint64_t gen, uint64_t size, 
 }
 
 /* metric writes HeapAlloc when the last one is old enough. */
-static void metric(struct section *s, uint64_t ts)
+static void metric_write(struct section *s, uint64_t ts, uint64_t last);
+static inline void metric(struct section *s, uint64_t ts)
 {
 	uint64_t last = atomic_load_explicit(&metric_ts, memory_order_relaxed);
-	if (ts < last + GT_HEAP_METRIC_NS ||
-	    !atomic_compare_exchange_strong_explicit(&metric_ts, &last, ts, memory_order_relaxed,
+	if (__builtin_expect(ts >= last + GT_HEAP_METRIC_NS, 0))
+		metric_write(s, ts, last);
+}
+
+static void metric_write(struct section *s, uint64_t ts, uint64_t last)
+{
+	if (!atomic_compare_exchange_strong_explicit(&metric_ts, &last, ts, memory_order_relaxed,
 						     memory_order_relaxed))
 		return;
 	struct gt_thread *t = s->t;
@@ -167,14 +173,15 @@ static void metric(struct section *s, uint64_t ts)
 	ev1(s->b, GT_EV_HEAP_ALLOC, ts, live > 0 ? (uint64_t)live : 0);
 }
 
-void gt_heap_alloc(struct gt_thread *t, void *p, size_t size, size_t usable_size, uintptr_t site)
+void gt_heap_alloc(struct gt_thread *t, void *p, size_t size, size_t usable_size, uintptr_t site, uintptr_t ra,
+		   uintptr_t cfa)
 {
 	t->inside++;
 	account(t, (int64_t)usable_size);
 	if (gt_announced(t) != 0)
 		goto out;
 	struct gt_stack stack;
-	gt_stack_take(&stack, site);
+	gt_stack_take_at(&stack, site, ra, cfa);
 	uint64_t ts = gt_now();
 	struct section s;
 	if (!gt_section_open(&s, t, ts))

@@ -107,10 +107,18 @@ static inline void section_close(struct section *s)
 }
 
 /* gt_ready announces the thread if it never was; 0 when it now runs its G. */
-int gt_ready(struct gt_thread *t);
+int gt_ready_slow(struct gt_thread *t);
+static inline int gt_ready(struct gt_thread *t)
+{
+	return __builtin_expect(t->state == GT_T_RUNNING, 1) ? 0 : gt_ready_slow(t);
+}
 
 /* gt_announced announces the thread if it never was; 0 when it holds a P
  * (enough for heap events and metrics, whatever its G does). */
-int gt_announced(struct gt_thread *t);
+int gt_announced_slow(struct gt_thread *t);
+static inline int gt_announced(struct gt_thread *t)
+{
+	return __builtin_expect(t->state == GT_T_RUNNING && t->p != NULL, 1) ? 0 : gt_announced_slow(t);
+}
 
 #endif

@@ -117,8 +117,8 @@ static unsigned unwind_raw(uintptr_t *pcs, unsigned max)
  * number of frames written, or 0 when a remembered stack matched (*memo:
  * its frames are there, not in pcs). *memo is the remembered stack the
  * frames are, if any. */
-static inline __attribute__((always_inline)) unsigned take(uintptr_t *pcs, uintptr_t site,
-								struct gt_stack_memo **memo)
+static inline __attribute__((always_inline)) unsigned take(uintptr_t *pcs, uintptr_t site, uintptr_t ra0,
+								uintptr_t cfa0, struct gt_stack_memo **memo)
 {
 	unsigned max = gt.max_frames;
 	*memo = NULL;
@@ -126,8 +126,6 @@ static inline __attribute__((always_inline)) unsigned take(uintptr_t *pcs, uintp
 	if (max == 1)
 		return 1;
 	struct gt_thread *t = &gt_self;
-	uintptr_t ra0 = t->site_ra, cfa0 = t->site_cfa;
-	t->site_ra = t->site_cfa = 0;
 	struct gt_side *side;
 	if (!ra0 || max - 1 > GT_MEMO_FRAMES || !(side = gt_thread_side(t)))
 		return unwind_raw(pcs, max);
@@ -163,16 +161,19 @@ static inline __attribute__((always_inline)) unsigned take(uintptr_t *pcs, uintp
 	return 1 + n;
 }
 
-void gt_stack_take(struct gt_stack *s, uintptr_t site)
+void gt_stack_take_at(struct gt_stack *s, uintptr_t site, uintptr_t ra, uintptr_t cfa)
 {
 	s->site = site;
-	s->n = take(s->pcs, site, &s->memo);
+	s->n = take(s->pcs, site, ra, cfa, &s->memo);
 }
 
-unsigned gt_stack_capture(uintptr_t *pcs, uintptr_t site)
+unsigned gt_stack_capture_slow(uintptr_t *pcs, uintptr_t site)
 {
+	struct gt_thread *t = &gt_self;
+	uintptr_t ra0 = t->site_ra, cfa0 = t->site_cfa;
+	t->site_ra = t->site_cfa = 0;
 	struct gt_stack_memo *m;
-	unsigned n = take(pcs, site, &m);
+	unsigned n = take(pcs, site, ra0, cfa0, &m);
 	if (n == 0) {
 		memcpy(pcs + 1, m->ip, m->n * sizeof *m->ip);
 		n = 1 + m->n;
@@ -216,14 +217,9 @@ uint64_t gt_stack_take_id(struct gt_thread *t, uint64_t gen, struct gt_stack *s)
 	return id;
 }
 
-uint64_t gt_stack_id(struct gt_thread *t, uint64_t gen, const uintptr_t *pcs, unsigned n)
+uint64_t gt_stack_id_slow(struct gt_thread *t, uint64_t gen, const uintptr_t *pcs, unsigned n, uint64_t h)
 {
-	if (n == 0)
-		return 0;
-	uint64_t h = gt_hash_words(pcs, n);
 	struct gt_stack_cache_entry *e = &t->stack_cache[h & (GT_STACK_CACHE - 1)];
-	if (e->hash == h && e->gen == gen)
-		return e->id;
 	int saved = errno; /* the table's lock may sleep in futex */
 	uint64_t id = gt_stacktab_put(&gt.stacks[gen & 1], h, pcs, n);
 	errno = saved;
