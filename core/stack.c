@@ -117,33 +117,17 @@ static unsigned unwind_raw(uintptr_t *pcs, unsigned max)
  * number of frames written, or 0 when a remembered stack matched (*memo:
  * its frames are there, not in pcs). *memo is the remembered stack the
  * frames are, if any. */
-static inline __attribute__((always_inline)) unsigned take(uintptr_t *pcs, uintptr_t site, uintptr_t ra0,
-								uintptr_t cfa0, struct gt_stack_memo **memo)
+/* remember unwinds the stack above the wrapper called from ra0 with CFA
+ * cfa0 into pcs + 1 and keeps it in set w (replacing the way used least
+ * recently) when it checks out: it starts at the expected caller and every
+ * slot holds its return address now (no signal frame or odd unwinding).
+ * Returns the frames written, site included; *memo: the remembered stack. */
+__attribute__((noinline)) static unsigned remember(uintptr_t *pcs, struct gt_side *side, struct gt_stack_memo *w,
+						   uintptr_t ra0, uintptr_t cfa0, unsigned want,
+						   struct gt_stack_memo **memo)
 {
-	unsigned max = gt.max_frames;
-	*memo = NULL;
-	pcs[0] = site;
-	if (max == 1)
-		return 1;
-	struct gt_thread *t = &gt_self;
-	struct gt_side *side;
-	if (!ra0 || max - 1 > GT_MEMO_FRAMES || !(side = gt_thread_side(t)))
-		return unwind_raw(pcs, max);
-	unsigned want = max - 1;
-	struct gt_stack_memo *w = &side->memo[2 * (gt_mix(ra0 ^ (cfa0 << 7)) & (GT_MEMO_SETS - 1))];
-	for (int k = 0; k < 2; k++) {
-		struct gt_stack_memo *m = &w[k];
-		if (m->ra0 == ra0 && m->cfa0 == cfa0 && m->n > 0 && m->n <= want && memo_valid(m)) {
-			m->stamp = ++side->memo_tick;
-			*memo = m;
-			return 0;
-		}
-	}
 	uintptr_t slot[GT_MEMO_FRAMES];
 	unsigned n = unwind(pcs + 1, slot, want);
-	/* Remember it only when it starts at the expected caller and every
-	 * slot checks out now (no signal frame or odd unwinding); replace the
-	 * way of the set used least recently. */
 	if (n > 0 && pcs[1] == ra0 && slot[0] == cfa0 - sizeof(uintptr_t)) {
 		struct gt_stack_memo *m = w[0].stamp <= w[1].stamp ? &w[0] : &w[1];
 		m->ra0 = ra0;
@@ -159,6 +143,38 @@ static inline __attribute__((always_inline)) unsigned take(uintptr_t *pcs, uintp
 			m->n = 0;
 	}
 	return 1 + n;
+}
+
+/* take captures the stack at site into pcs (pcs[0] = site): returns the
+ * number of frames written, or 0 when a remembered stack matched (*memo:
+ * its frames are there, not in pcs). *memo is the remembered stack the
+ * frames are, if any. A remembered stack costs a hash, two compares and a
+ * load and compare per frame; only the first sight of a call site unwinds. */
+static inline __attribute__((always_inline)) unsigned take(uintptr_t *pcs, uintptr_t site, uintptr_t ra0,
+							    uintptr_t cfa0, struct gt_stack_memo **memo)
+{
+	unsigned max = gt.max_frames;
+	*memo = NULL;
+	pcs[0] = site;
+	if (max == 1)
+		return 1;
+	struct gt_thread *t = &gt_self;
+	struct gt_side *side;
+	if (__builtin_expect(!ra0 || max - 1 > GT_MEMO_FRAMES || !(side = gt_thread_side(t)), 0))
+		return unwind_raw(pcs, max);
+	unsigned want = max - 1;
+	/* The set: the top bits of a multiplicative hash of the pair. */
+	unsigned set = (unsigned)(((ra0 ^ (cfa0 << 7)) * 0x9e3779b97f4a7c15ull) >> 59) & (GT_MEMO_SETS - 1);
+	struct gt_stack_memo *w = &side->memo[2 * set];
+	for (int k = 0; k < 2; k++) {
+		struct gt_stack_memo *m = &w[k];
+		if (m->ra0 == ra0 && m->cfa0 == cfa0 && m->n > 0 && m->n <= want && memo_valid(m)) {
+			m->stamp = ++side->memo_tick;
+			*memo = m;
+			return 0;
+		}
+	}
+	return remember(pcs, side, w, ra0, cfa0, want, memo);
 }
 
 void gt_stack_take_at(struct gt_stack *s, uintptr_t site, uintptr_t ra, uintptr_t cfa)
@@ -192,11 +208,9 @@ void gt_stack_forget_sizes(struct gt_side *side)
 	side->bindings = 0;
 }
 
-uint64_t gt_stack_take_id(struct gt_thread *t, uint64_t gen, struct gt_stack *s)
+uint64_t gt_stack_take_id_slow(struct gt_thread *t, uint64_t gen, struct gt_stack *s)
 {
 	struct gt_stack_memo *m = s->memo;
-	if (m && m->id_gen == gen && m->id_site == s->site)
-		return m->id;
 	if (s->n == 0) { /* a remembered stack: its frames, for the table */
 		s->pcs[0] = s->site;
 		memcpy(s->pcs + 1, m->ip, m->n * sizeof *m->ip);

@@ -70,7 +70,14 @@ void gt_stack_take_at(struct gt_stack *s, uintptr_t site, uintptr_t ra, uintptr_
 
 /* gt_stack_take_id returns the id of s in generation gen (inside a write
  * section of gen). */
-uint64_t gt_stack_take_id(struct gt_thread *t, uint64_t gen, struct gt_stack *s);
+uint64_t gt_stack_take_id_slow(struct gt_thread *t, uint64_t gen, struct gt_stack *s);
+static inline uint64_t gt_stack_take_id(struct gt_thread *t, uint64_t gen, struct gt_stack *s)
+{
+	struct gt_stack_memo *m = s->memo;
+	if (__builtin_expect(m && m->id_gen == gen && m->id_site == s->site, 1))
+		return m->id;
+	return gt_stack_take_id_slow(t, gen, s);
+}
 
 /* Requested sizes below this have their heap type cached in the remembered
  * stack (struct gt_stack_memo, sizes). */
