@@ -63,10 +63,12 @@ static void types_grow(struct gt_type_local *tl)
 	tl->mask = cap - 1;
 }
 
-static uint64_t type_shared(uint64_t gen, uint64_t size, uint64_t stack)
+/* type_new: a type the thread has not used in this generation yet: its
+ * own log gives it an id (core/typetab.h). */
+static uint64_t type_new(struct gt_side *side, uint64_t gen, uint64_t size, uint64_t stack)
 {
-	int saved = errno; /* the shard's lock may sleep in futex */
-	uint64_t id = gt_typetab_put(&gt.types[gen & 1], size, stack);
+	int saved = errno; /* a new log or a longer one is mmap'd */
+	uint64_t id = gt_typetab_add(&gt.types[gen & 1], &side->typelog[gen & 1], gen, size, stack);
 	errno = saved;
 	return id;
 }
@@ -76,7 +78,8 @@ static uint64_t type_id_table(struct gt_thread *t, uint64_t gen, uint64_t size, 
 /* type_id: the type of an allocation of size bytes at stack (id) taken as
  * st. Small sizes at a remembered stack: one load from the stack's own
  * size table (its binding says the entry is for this generation and stack
- * id). The rest: the thread's type table. */
+ * id; a miss goes to the generation's shared table). The rest: the
+ * thread's type table. */
 static inline uint64_t type_id(struct gt_thread *t, uint64_t gen, uint64_t size, uint64_t stack,
 			       const struct gt_stack *st)
 {
@@ -91,7 +94,9 @@ static inline uint64_t type_id(struct gt_thread *t, uint64_t gen, uint64_t size,
 			m->sizes = gt_map(GT_SIZES * sizeof *m->sizes);
 			errno = saved;
 		}
-		uint64_t id = type_id_table(t, gen, size, stack);
+		/* The size table is this thread's cache for the pair: a miss is
+		 * a new type. */
+		uint64_t id = type_new(t->side, gen, size, stack);
 		if (m->sizes && id <= UINT32_MAX)
 			m->sizes[size] = (uint64_t)m->binding << 32 | id;
 		return id;
@@ -102,8 +107,10 @@ static inline uint64_t type_id(struct gt_thread *t, uint64_t gen, uint64_t size,
 static uint64_t type_id_table(struct gt_thread *t, uint64_t gen, uint64_t size, uint64_t stack)
 {
 	struct gt_side *side = gt_thread_side(t);
-	if (__builtin_expect(!side || size > UINT32_MAX || stack > UINT32_MAX, 0))
-		return type_shared(gen, size, stack);
+	if (__builtin_expect(!side, 0))
+		return 0; /* out of memory: an unknown type */
+	if (__builtin_expect(size > UINT32_MAX || stack > UINT32_MAX, 0))
+		return type_new(side, gen, size, stack);
 	struct gt_type_local *tl = &side->types;
 	if (__builtin_expect(tl->gen != gen, 0)) {
 		tl->gen = gen;
@@ -120,7 +127,7 @@ static uint64_t type_id_table(struct gt_thread *t, uint64_t gen, uint64_t size, 
 		types_grow(tl);
 		errno = saved;
 		if (tl->mask == 0)
-			return type_shared(gen, size, stack);
+			return type_new(side, gen, size, stack);
 	}
 	uint32_t i = (uint32_t)gt_mix((size << 32) | stack) & tl->mask;
 	for (;;) {
@@ -132,8 +139,8 @@ static uint64_t type_id_table(struct gt_thread *t, uint64_t gen, uint64_t size, 
 		i = (i + 1) & tl->mask;
 	}
 	/* New to this thread in this generation. */
-	int saved = errno; /* the shard's lock may sleep in futex, growing may mmap */
-	uint64_t id = gt_typetab_put(&gt.types[gen & 1], size, stack);
+	uint64_t id = type_new(side, gen, size, stack);
+	int saved = errno; /* growing the table may mmap */
 	if (id && id <= UINT32_MAX) {
 		if ((tl->count + 1) * 2 > tl->mask + 1) {
 			uint32_t was = tl->mask;

@@ -131,6 +131,8 @@ void gt_thread_side_free(struct gt_thread *t)
 	if (!s)
 		return;
 	t->side = NULL;
+	for (int i = 0; i < 2; i++)
+		gt_typelog_release(&gt.types[i], s->typelog[i]); /* the flusher frees them */
 	for (unsigned i = 0; i < 2 * GT_MEMO_SETS; i++)
 		if (s->memo[i].sizes)
 			gt_unmap(s->memo[i].sizes, GT_SIZES * sizeof *s->memo[i].sizes);

@@ -78,6 +78,7 @@ struct gt_side {
 	uint32_t memo_tick;
 	uint32_t bindings;   /* the last binding number handed out */
 	struct gt_type_local types;
+	struct gt_typelog *typelog[2]; /* per generation parity (core/typetab.h) */
 };
 
 struct gt_stack_cache_entry {
