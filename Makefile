@@ -47,12 +47,11 @@ build/obj/lib/%.o: %.c $(wildcard */*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LIBFLAGS) -c -o $@ $<
 
-# Wrappers keep a frame pointer: GT_SITE reads the caller's frame.
 # -fno-ipa-icf: each wrapper names itself in stacks (GT_SITE), so two wrappers
 # with the same body (sched_yield, pthread_yield) must stay two functions.
 build/obj/lib/interpose/%.o: interpose/%.c $(wildcard */*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LIBFLAGS) -fno-omit-frame-pointer -fno-ipa-icf -c -o $@ $<
+	$(CC) $(CFLAGS) $(LIBFLAGS) -fno-ipa-icf -c -o $@ $<
 
 build/obj/tool/%.o: %.c $(wildcard */*.h)
 	@mkdir -p $(dir $@)

@@ -582,6 +582,7 @@ void gt_advance(int final)
 {
 	if (getpid() != gt.pid)
 		return; /* a child that inherited our memory without our handlers */
+	gt_clock_check(); /* the TSC trace clock's calibration (core/clock.h) */
 	gt_lock(&gt.advance_lock);
 	if (!gt.finished)
 		advance(final);

@@ -88,23 +88,21 @@ static void born(struct section *s, uint8_t state)
 	t->state_before = state;
 }
 
-/* section_open enters a write section for an announced thread and makes
- * room for SECTION_ROOM bytes stamped no earlier than ts. */
-int gt_section_open(struct section *s, struct gt_thread *t, uint64_t ts)
+/* gt_section_open_slow: gt_section_open (section.h) when the open chunk is
+ * missing or full, or the thread's first event in this generation. The
+ * section is already entered (s->t, s->gen set). */
+int gt_section_open_slow(struct section *s, struct gt_thread *t, uint64_t ts)
 {
-	/* Over the event budget: wait for the flusher before the section. */
-	if (__builtin_expect(atomic_load_explicit(&gt_chunk_pressure, memory_order_relaxed), 0) &&
-	    gt_pressure_wait(t) != 0)
-		return 0;
-	s->t = t;
-	s->gen = section_enter(t);
+	int saved = errno; /* a new chunk may take a lock or mmap */
 	s->b = room(t, s->gen, ts);
 	if (__builtin_expect(!s->b, 0)) {
 		section_leave(t);
+		errno = saved;
 		return 0;
 	}
 	if (t->wrote_gen != s->gen && t->state != GT_T_NONE)
 		restate(s, ts);
+	errno = saved;
 	return 1;
 }
 
@@ -115,13 +113,15 @@ static void label(struct section *s, uint64_t ts)
 	struct gt_thread *t = s->t;
 	if (!atomic_load_explicit(&t->label_pending, memory_order_relaxed))
 		return;
+	int saved = errno;
 	char name[16];
 	int n = gt_thread_take_label(t, name);
-	if (n <= 0)
-		return;
-	uint64_t id = gt_strtab_put(&gt.strings[s->gen & 1], name, (size_t)n);
-	if (id)
-		ev1(s->b, GT_EV_GO_LABEL, ts, id);
+	if (n > 0) {
+		uint64_t id = gt_strtab_put(&gt.strings[s->gen & 1], name, (size_t)n);
+		if (id)
+			ev1(s->b, GT_EV_GO_LABEL, ts, id);
+	}
+	errno = saved;
 }
 
 /* adopt announces a thread the tracer did not see start (created before the
@@ -129,8 +129,10 @@ static void label(struct section *s, uint64_t ts)
  * P and starts running. */
 static int adopt(struct gt_thread *t)
 {
+	int saved = errno;
 	if (!t->registered)
 		gt_thread_register(t, 0, 0);
+	errno = saved;
 	if (!t->p)
 		return -1;
 	uint64_t ts = gt_now();
@@ -151,14 +153,14 @@ static int adopt(struct gt_thread *t)
 
 /* ready makes sure the thread is announced and running; 0 when the event
  * may be written. */
-int gt_ready(struct gt_thread *t)
+int gt_ready_slow(struct gt_thread *t)
 {
 	if (__builtin_expect(t->state == GT_T_NONE, 0) && adopt(t) != 0)
 		return -1;
 	return t->state == GT_T_RUNNING ? 0 : -1;
 }
 
-int gt_announced(struct gt_thread *t)
+int gt_announced_slow(struct gt_thread *t)
 {
 	if (__builtin_expect(t->state == GT_T_NONE, 0) && adopt(t) != 0)
 		return -1;
@@ -167,7 +169,7 @@ int gt_announced(struct gt_thread *t)
 
 int gt_block(struct gt_thread *t, enum gt_str reason, uintptr_t site, uintptr_t key)
 {
-	int saved = errno, done = 0;
+	int done = 0;
 	t->inside++;
 	if (gt_ready(t) != 0)
 		goto out;
@@ -188,7 +190,6 @@ int gt_block(struct gt_thread *t, enum gt_str reason, uintptr_t site, uintptr_t 
 	done = 1;
 out:
 	t->inside--;
-	errno = saved;
 	return done;
 }
 
@@ -205,7 +206,6 @@ void gt_unblock(struct gt_thread *t, int woken)
 {
 	if (t->state != GT_T_BLOCKED)
 		return;
-	int saved = errno;
 	t->inside++;
 	uintptr_t key = t->wait_key;
 	if (key)
@@ -226,7 +226,6 @@ void gt_unblock(struct gt_thread *t, int woken)
 	section_close(&s);
 out:
 	t->inside--;
-	errno = saved;
 }
 
 void gt_waited(struct gt_thread *t, enum gt_str reason, uintptr_t site, uint64_t t0, uint64_t min_ns)
@@ -234,7 +233,6 @@ void gt_waited(struct gt_thread *t, enum gt_str reason, uintptr_t site, uint64_t
 	uint64_t now = gt_now();
 	if (now - t0 < min_ns)
 		return;
-	int saved = errno;
 	t->inside++;
 	if (gt_ready(t) != 0)
 		goto out;
@@ -250,19 +248,15 @@ void gt_waited(struct gt_thread *t, enum gt_str reason, uintptr_t site, uint64_t
 	section_close(&s);
 out:
 	t->inside--;
-	errno = saved;
 }
 
 void gt_wake_release(uintptr_t key, uintptr_t site, uintptr_t caller)
 {
-	int saved = errno;
 	gt_wake_leave(key, gt_now(), site, caller);
-	errno = saved;
 }
 
 void gt_yield_begin(struct gt_thread *t, uintptr_t site)
 {
-	int saved = errno;
 	t->inside++;
 	if (gt_ready(t) != 0)
 		goto out;
@@ -277,14 +271,12 @@ void gt_yield_begin(struct gt_thread *t, uintptr_t site)
 	section_close(&s);
 out:
 	t->inside--;
-	errno = saved;
 }
 
 void gt_yield_end(struct gt_thread *t)
 {
 	if (t->state != GT_T_RUNNABLE)
 		return;
-	int saved = errno;
 	t->inside++;
 	uint64_t ts = gt_now();
 	struct section s;
@@ -294,7 +286,6 @@ void gt_yield_end(struct gt_thread *t)
 		section_close(&s);
 	}
 	t->inside--;
-	errno = saved;
 }
 
 uint64_t gt_new_goroutine(void)
@@ -409,6 +400,7 @@ void gt_thread_end(struct gt_thread *t)
 	section_close(&s);
 out:
 	gt_thread_unregister(t);
+	gt_thread_side_free(t);
 	t->state = GT_T_DEAD;
 	/* t->inside stays raised: nothing on this thread is traced again. */
 	errno = saved;

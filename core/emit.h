@@ -11,7 +11,9 @@
  *     r = real(...);                       // the real wait, outside the tracer
  *     if (blocked) gt_unblock(t, r == 0);  // GoUnblock(self) + GoStart
  *
- * All calls preserve errno. */
+ * All calls preserve errno: the common paths make no system call, and each
+ * slow path that may (a new chunk, a table lock, unwinding) saves and
+ * restores it itself. */
 #ifndef GT_EMIT_H
 #define GT_EMIT_H
 

@@ -15,6 +15,7 @@
 #include <pthread.h>
 
 #include "chunk.h"
+#include "clock.h"
 #include "thread.h"
 #include "tracer.h"
 
@@ -25,8 +26,7 @@ static void each_table_lock(void (*fn)(gt_lock_t *))
 	for (int i = 0; i < 2; i++) {
 		fn(&gt.strings[i].lock);
 		fn(&gt.stacks[i].lock);
-		for (int k = 0; k < GT_TYPE_SHARDS; k++)
-			fn(&gt.types[i].shard[k].lock);
+		fn(&gt.types[i].lock);
 	}
 }
 
@@ -52,7 +52,12 @@ static void parent(void)
 
 static void child(void)
 {
+	gt_clock_after_fork();
 	each_table_lock(gt_lock_reset);
+	/* The type logs of the parent's other threads would never be
+	 * released; the forking thread's own side state is dropped too. */
+	for (int i = 0; i < 2; i++)
+		gt_typetab_forget(&gt.types[i]);
 	gt_chunk_pool_reset_lock();
 	gt_lock_reset(&gt.proc_lock);
 	gt_lock_reset(&gt.reg_lock);

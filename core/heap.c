@@ -3,10 +3,12 @@
 #include "heap.h"
 
 #include <errno.h>
+#include <string.h>
 
 #include "clock.h"
 #include "hash.h"
 #include "section.h"
+#include "region.h"
 #include "stack.h"
 
 /* Live bytes (malloc_usable_size) of the objects recorded so far. Frees of
@@ -30,28 +32,146 @@ static inline void account(struct gt_thread *t, int64_t d)
 	}
 }
 
-static uint64_t type_id(struct gt_thread *t, uint64_t gen, uint64_t size, uint64_t stack)
+/* The thread's own type table (thread.h): most allocations find their
+ * (size, stack) there with one hash and a probe or two, without a lock;
+ * a new one is interned in the generation's shared table once per thread
+ * and generation. */
+#define TYPES_FIRST 1024          /* slots of a new table */
+#define TYPES_MAX (1u << 20)      /* a table never grows past this */
+
+static void types_grow(struct gt_type_local *tl)
 {
-	uint64_t h = gt_mix(size * 0x9e3779b97f4a7c15ull ^ stack);
-	struct gt_type_cache_entry *e = &t->type_cache[h & (GT_TYPE_CACHE - 1)];
-	if (e->gen == gen && e->size == size && e->stack == stack)
-		return e->id;
-	uint64_t id = gt_typetab_put(&gt.types[gen & 1], size, stack);
-	if (id) {
-		e->gen = gen;
-		e->size = size;
-		e->stack = stack;
-		e->id = id;
+	uint32_t cap = tl->mask ? (tl->mask + 1) * 2 : TYPES_FIRST;
+	if (cap > TYPES_MAX)
+		return;
+	struct gt_type_slot *slots = gt_map((size_t)cap * sizeof *slots);
+	if (!slots)
+		return;
+	if (tl->slots) {
+		for (uint32_t i = 0; i <= tl->mask; i++) {
+			struct gt_type_slot *o = &tl->slots[i];
+			if (o->epoch != tl->epoch)
+				continue;
+			uint32_t j = (uint32_t)gt_mix(((uint64_t)o->size << 32) | o->stack) & (cap - 1);
+			while (slots[j].epoch == tl->epoch)
+				j = (j + 1) & (cap - 1);
+			slots[j] = *o;
+		}
+		gt_unmap(tl->slots, ((size_t)tl->mask + 1) * sizeof *tl->slots);
 	}
+	tl->slots = slots;
+	tl->mask = cap - 1;
+}
+
+/* type_new: a type the thread has not used in this generation yet: its
+ * own log gives it an id (core/typetab.h). */
+static uint64_t type_new(struct gt_side *side, uint64_t gen, uint64_t size, uint64_t stack)
+{
+	int saved = errno; /* a new log or a longer one is mmap'd */
+	uint64_t id = gt_typetab_add(&gt.types[gen & 1], &side->typelog[gen & 1], gen, size, stack);
+	errno = saved;
+	return id;
+}
+
+static uint64_t type_id_table(struct gt_thread *t, uint64_t gen, uint64_t size, uint64_t stack);
+
+/* type_id: the type of an allocation of size bytes at stack (id) taken as
+ * st. Small sizes at a remembered stack: one load from the stack's own
+ * size table (its binding says the entry is for this generation and stack
+ * id; a miss goes to the generation's shared table). The rest: the
+ * thread's type table. */
+static inline uint64_t type_id(struct gt_thread *t, uint64_t gen, uint64_t size, uint64_t stack,
+			       const struct gt_stack *st)
+{
+	struct gt_stack_memo *m = st->memo;
+	if (__builtin_expect(m && size < GT_SIZES && m->id == stack && m->id_gen == gen, 1)) {
+		if (__builtin_expect(m->sizes != NULL, 1)) {
+			uint64_t e = m->sizes[size];
+			if (__builtin_expect((uint32_t)(e >> 32) == m->binding, 1))
+				return (uint32_t)e;
+		} else {
+			int saved = errno;
+			m->sizes = gt_map(GT_SIZES * sizeof *m->sizes);
+			errno = saved;
+		}
+		/* The size table is this thread's cache for the pair: a miss is
+		 * a new type. */
+		uint64_t id = type_new(t->side, gen, size, stack);
+		if (m->sizes && id <= UINT32_MAX)
+			m->sizes[size] = (uint64_t)m->binding << 32 | id;
+		return id;
+	}
+	return type_id_table(t, gen, size, stack);
+}
+
+static uint64_t type_id_table(struct gt_thread *t, uint64_t gen, uint64_t size, uint64_t stack)
+{
+	struct gt_side *side = gt_thread_side(t);
+	if (__builtin_expect(!side, 0))
+		return 0; /* out of memory: an unknown type */
+	if (__builtin_expect(size > UINT32_MAX || stack > UINT32_MAX, 0))
+		return type_new(side, gen, size, stack);
+	struct gt_type_local *tl = &side->types;
+	if (__builtin_expect(tl->gen != gen, 0)) {
+		tl->gen = gen;
+		tl->epoch++;
+		tl->count = 0;
+		if (tl->epoch == 0) { /* wrapped: clear the old entries for real */
+			if (tl->slots)
+				memset(tl->slots, 0, ((size_t)tl->mask + 1) * sizeof *tl->slots);
+			tl->epoch = 1;
+		}
+	}
+	if (__builtin_expect(tl->mask == 0, 0)) {
+		int saved = errno;
+		types_grow(tl);
+		errno = saved;
+		if (tl->mask == 0)
+			return type_new(side, gen, size, stack);
+	}
+	uint32_t i = (uint32_t)gt_mix((size << 32) | stack) & tl->mask;
+	for (;;) {
+		struct gt_type_slot *e = &tl->slots[i];
+		if (e->epoch != tl->epoch)
+			break;
+		if (e->size == size && e->stack == stack)
+			return e->id;
+		i = (i + 1) & tl->mask;
+	}
+	/* New to this thread in this generation. */
+	uint64_t id = type_new(side, gen, size, stack);
+	int saved = errno; /* growing the table may mmap */
+	if (id && id <= UINT32_MAX) {
+		if ((tl->count + 1) * 2 > tl->mask + 1) {
+			uint32_t was = tl->mask;
+			types_grow(tl);
+			if (tl->mask != was) { /* find the insertion slot again */
+				i = (uint32_t)gt_mix((size << 32) | stack) & tl->mask;
+				while (tl->slots[i].epoch == tl->epoch)
+					i = (i + 1) & tl->mask;
+			}
+		}
+		if ((tl->count + 1) * 2 <= tl->mask + 1) {
+			tl->slots[i] = (struct gt_type_slot){ tl->epoch, (uint32_t)size, (uint32_t)stack, (uint32_t)id };
+			tl->count++;
+		}
+	}
+	errno = saved;
 	return id;
 }
 
 /* metric writes HeapAlloc when the last one is old enough. */
-static void metric(struct section *s, uint64_t ts)
+static void metric_write(struct section *s, uint64_t ts, uint64_t last);
+static inline void metric(struct section *s, uint64_t ts)
 {
 	uint64_t last = atomic_load_explicit(&metric_ts, memory_order_relaxed);
-	if (ts < last + GT_HEAP_METRIC_NS ||
-	    !atomic_compare_exchange_strong_explicit(&metric_ts, &last, ts, memory_order_relaxed,
+	if (__builtin_expect(ts >= last + GT_HEAP_METRIC_NS, 0))
+		metric_write(s, ts, last);
+}
+
+static void metric_write(struct section *s, uint64_t ts, uint64_t last)
+{
+	if (!atomic_compare_exchange_strong_explicit(&metric_ts, &last, ts, memory_order_relaxed,
 						     memory_order_relaxed))
 		return;
 	struct gt_thread *t = s->t;
@@ -60,32 +180,30 @@ static void metric(struct section *s, uint64_t ts)
 	ev1(s->b, GT_EV_HEAP_ALLOC, ts, live > 0 ? (uint64_t)live : 0);
 }
 
-void gt_heap_alloc(struct gt_thread *t, void *p, size_t size, size_t usable_size, uintptr_t site)
+void gt_heap_alloc(struct gt_thread *t, void *p, size_t size, size_t usable_size, uintptr_t site, uintptr_t ra,
+		   uintptr_t cfa)
 {
-	int saved = errno;
 	t->inside++;
 	account(t, (int64_t)usable_size);
 	if (gt_announced(t) != 0)
 		goto out;
-	uintptr_t pcs[GT_MAX_FRAMES];
-	unsigned n = gt_stack_capture(pcs, site);
+	struct gt_stack stack;
+	gt_stack_take_at(&stack, site, ra, cfa);
 	uint64_t ts = gt_now();
 	struct section s;
 	if (!gt_section_open(&s, t, ts))
 		goto out;
-	uint64_t stk = gt_stack_id(t, s.gen, pcs, n);
-	uint64_t ty = type_id(t, s.gen, size, stk);
+	uint64_t stk = gt_stack_take_id(t, s.gen, &stack);
+	uint64_t ty = type_id(t, s.gen, size, stk, &stack);
 	ev2(s.b, GT_EV_HEAP_OBJECT_ALLOC, ts, ((uintptr_t)p - GT_HEAP_MIN_ADDR) / GT_HEAP_ALIGN, ty);
 	metric(&s, ts);
 	section_close(&s);
 out:
 	t->inside--;
-	errno = saved;
 }
 
 void gt_heap_free(struct gt_thread *t, void *p, size_t usable_size)
 {
-	int saved = errno;
 	t->inside++;
 	account(t, -(int64_t)usable_size);
 	if (gt_announced(t) != 0)
@@ -99,5 +217,4 @@ void gt_heap_free(struct gt_thread *t, void *p, size_t usable_size)
 	section_close(&s);
 out:
 	t->inside--;
-	errno = saved;
 }

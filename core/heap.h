@@ -22,8 +22,10 @@ static inline struct gt_thread *gt_heap_enter(void)
 }
 
 /* gt_heap_alloc: p (usable_size bytes) was allocated for size bytes by the
- * allocation function at site. */
-void gt_heap_alloc(struct gt_thread *t, void *p, size_t size, size_t usable_size, uintptr_t site);
+ * allocation function at site, called from return address ra with CFA cfa
+ * (GT_RA, GT_CFA in the wrapper: the remembered stack's key). */
+void gt_heap_alloc(struct gt_thread *t, void *p, size_t size, size_t usable_size, uintptr_t site, uintptr_t ra,
+		   uintptr_t cfa);
 
 /* gt_heap_free: p (usable_size bytes) is about to be freed. */
 void gt_heap_free(struct gt_thread *t, void *p, size_t usable_size);

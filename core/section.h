@@ -8,6 +8,7 @@
 
 #include "../encoder/writer.h"
 #include "chunk.h"
+#include "pressure.h"
 #include "thread.h"
 #include "tracer.h"
 
@@ -47,7 +48,7 @@ struct gt_batch *gt_room_slow(struct gt_thread *t, uint64_t gen, uint64_t ts);
 static inline struct gt_batch *room(struct gt_thread *t, uint64_t gen, uint64_t ts)
 {
 	struct gt_chunk *c = t->chunk[gen & 1];
-	if (__builtin_expect(c && gt_batch_room(&c->b) >= SECTION_ROOM, 1))
+	if (__builtin_expect(c && c->b.len + SECTION_ROOM <= c->b.end, 1))
 		return &c->b;
 	return gt_room_slow(t, gen, ts);
 }
@@ -83,8 +84,28 @@ static inline void ev4(struct gt_batch *b, uint8_t type, uint64_t ts, uint64_t a
 
 /* gt_section_open enters a write section for an announced thread, makes
  * room, and re-states its statuses at its first event in a generation.
- * Returns 0 (and leaves no section open) when memory ran out. */
-int gt_section_open(struct section *s, struct gt_thread *t, uint64_t ts);
+ * Returns 0 (and leaves no section open) when memory ran out. Inline: the
+ * common case (room in the open chunk, statuses already written in this
+ * generation) is a few loads and compares; the rest is
+ * gt_section_open_slow's. Preserves errno. */
+int gt_section_open_slow(struct section *s, struct gt_thread *t, uint64_t ts);
+
+static inline int gt_section_open(struct section *s, struct gt_thread *t, uint64_t ts)
+{
+	/* Over the event budget: wait for the flusher before the section
+	 * (core/pressure.h; invariant 2). */
+	if (__builtin_expect(atomic_load_explicit(&gt_chunk_pressure, memory_order_relaxed), 0) &&
+	    gt_pressure_wait(t) != 0)
+		return 0;
+	s->t = t;
+	s->gen = section_enter(t);
+	struct gt_chunk *c = t->chunk[s->gen & 1];
+	if (__builtin_expect(c && c->b.len + SECTION_ROOM <= c->b.end && t->wrote_gen == s->gen, 1)) {
+		s->b = &c->b;
+		return 1;
+	}
+	return gt_section_open_slow(s, t, ts);
+}
 
 static inline void section_close(struct section *s)
 {
@@ -92,10 +113,18 @@ static inline void section_close(struct section *s)
 }
 
 /* gt_ready announces the thread if it never was; 0 when it now runs its G. */
-int gt_ready(struct gt_thread *t);
+int gt_ready_slow(struct gt_thread *t);
+static inline int gt_ready(struct gt_thread *t)
+{
+	return __builtin_expect(t->state == GT_T_RUNNING, 1) ? 0 : gt_ready_slow(t);
+}
 
 /* gt_announced announces the thread if it never was; 0 when it holds a P
  * (enough for heap events and metrics, whatever its G does). */
-int gt_announced(struct gt_thread *t);
+int gt_announced_slow(struct gt_thread *t);
+static inline int gt_announced(struct gt_thread *t)
+{
+	return __builtin_expect(t->state == GT_T_RUNNING && t->p != NULL, 1) ? 0 : gt_announced_slow(t);
+}
 
 #endif

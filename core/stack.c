@@ -3,6 +3,7 @@
 #include "stack.h"
 
 #include <dlfcn.h>
+#include <errno.h>
 #include <link.h>
 #include <libunwind.h>
 #include <string.h>
@@ -46,10 +47,13 @@ void gt_stack_init(void)
  * was read from (the caller's SP at the call, minus 8 on x86-64). */
 static unsigned unwind(uintptr_t *ip, uintptr_t *slot, unsigned max)
 {
+	int saved = errno; /* libunwind may make failing system calls */
 	unw_context_t uc;
 	unw_cursor_t c;
-	if (unw_getcontext(&uc) != 0 || unw_init_local(&c, &uc) != 0)
+	if (unw_getcontext(&uc) != 0 || unw_init_local(&c, &uc) != 0) {
+		errno = saved;
 		return 0;
+	}
 	unsigned n = 0;
 	while (n < max && unw_step(&c) > 0) {
 		unw_word_t pc = 0, sp = 0;
@@ -66,6 +70,7 @@ static unsigned unwind(uintptr_t *ip, uintptr_t *slot, unsigned max)
 		slot[n] = sp - sizeof(uintptr_t);
 		n++;
 	}
+	errno = saved;
 	return n;
 }
 
@@ -80,42 +85,16 @@ static int memo_valid(const struct gt_stack_memo *m)
 	return 1;
 }
 
-unsigned gt_stack_capture(uintptr_t *pcs, uintptr_t site)
+/* unwind_raw: the stack without remembering it (no wrapper site noted). */
+static unsigned unwind_raw(uintptr_t *pcs, unsigned max)
 {
-	unsigned max = gt.max_frames;
-	pcs[0] = site;
-	if (max == 1)
-		return 1;
-	struct gt_thread *t = &gt_self;
-	uintptr_t ra0 = t->site_ra, cfa0 = t->site_cfa;
-	t->site_ra = t->site_cfa = 0;
-	unsigned want = max - 1 > GT_MEMO_FRAMES ? GT_MEMO_FRAMES : max - 1;
-	if (ra0 && max - 1 <= GT_MEMO_FRAMES) {
-		struct gt_stack_memo *m = &t->memo[gt_mix(ra0 ^ (cfa0 << 7)) & (GT_MEMO_STACKS - 1)];
-		if (m->ra0 == ra0 && m->cfa0 == cfa0 && m->n > 0 && m->n <= want && memo_valid(m)) {
-			memcpy(pcs + 1, m->ip, m->n * sizeof *pcs);
-			return 1 + m->n;
-		}
-		uintptr_t slot[GT_MEMO_FRAMES];
-		unsigned n = unwind(pcs + 1, slot, want);
-		/* Remember it only when it starts at the expected caller and every
-		 * slot checks out now (no signal frame or odd unwinding). */
-		if (n > 0 && pcs[1] == ra0 && slot[0] == cfa0 - sizeof(uintptr_t)) {
-			m->ra0 = ra0;
-			m->cfa0 = cfa0;
-			m->n = n;
-			memcpy(m->ip, pcs + 1, n * sizeof *pcs);
-			memcpy(m->slot, slot, n * sizeof *slot);
-			if (!memo_valid(m))
-				m->n = 0;
-		}
-		return 1 + n;
-	}
 	void *raw[GT_MAX_FRAMES + 16];
 	unsigned cap = max - 1 + 16;
 	if (cap > sizeof raw / sizeof raw[0])
 		cap = sizeof raw / sizeof raw[0];
+	int saved = errno;
 	int got = unw_backtrace(raw, (int)cap);
+	errno = saved;
 	unsigned n = 1;
 	for (int i = 0; i < got && n < max; i++) {
 		uintptr_t pc = (uintptr_t)raw[i];
@@ -134,15 +113,130 @@ unsigned gt_stack_capture(uintptr_t *pcs, uintptr_t site)
 	return n;
 }
 
-uint64_t gt_stack_id(struct gt_thread *t, uint64_t gen, const uintptr_t *pcs, unsigned n)
+/* take captures the stack at site into pcs (pcs[0] = site): returns the
+ * number of frames written, or 0 when a remembered stack matched (*memo:
+ * its frames are there, not in pcs). *memo is the remembered stack the
+ * frames are, if any. */
+/* remember unwinds the stack above the wrapper called from ra0 with CFA
+ * cfa0 into pcs + 1 and keeps it in set w (replacing the way used least
+ * recently) when it checks out: it starts at the expected caller and every
+ * slot holds its return address now (no signal frame or odd unwinding).
+ * Returns the frames written, site included; *memo: the remembered stack. */
+__attribute__((noinline)) static unsigned remember(uintptr_t *pcs, struct gt_side *side, struct gt_stack_memo *w,
+						   uintptr_t ra0, uintptr_t cfa0, unsigned want,
+						   struct gt_stack_memo **memo)
 {
-	if (n == 0)
-		return 0;
-	uint64_t h = gt_hash_words(pcs, n);
+	uintptr_t slot[GT_MEMO_FRAMES];
+	unsigned n = unwind(pcs + 1, slot, want);
+	if (n > 0 && pcs[1] == ra0 && slot[0] == cfa0 - sizeof(uintptr_t)) {
+		struct gt_stack_memo *m = w[0].stamp <= w[1].stamp ? &w[0] : &w[1];
+		m->ra0 = ra0;
+		m->cfa0 = cfa0;
+		m->n = n;
+		m->id_gen = 0;
+		m->stamp = ++side->memo_tick;
+		memcpy(m->ip, pcs + 1, n * sizeof *m->ip);
+		memcpy(m->slot, slot, n * sizeof *slot);
+		if (memo_valid(m))
+			*memo = m;
+		else
+			m->n = 0;
+	}
+	return 1 + n;
+}
+
+/* take captures the stack at site into pcs (pcs[0] = site): returns the
+ * number of frames written, or 0 when a remembered stack matched (*memo:
+ * its frames are there, not in pcs). *memo is the remembered stack the
+ * frames are, if any. A remembered stack costs a hash, two compares and a
+ * load and compare per frame; only the first sight of a call site unwinds. */
+static inline __attribute__((always_inline)) unsigned take(uintptr_t *pcs, uintptr_t site, uintptr_t ra0,
+							    uintptr_t cfa0, struct gt_stack_memo **memo)
+{
+	unsigned max = gt.max_frames;
+	*memo = NULL;
+	pcs[0] = site;
+	if (max == 1)
+		return 1;
+	struct gt_thread *t = &gt_self;
+	struct gt_side *side;
+	if (__builtin_expect(!ra0 || max - 1 > GT_MEMO_FRAMES || !(side = gt_thread_side(t)), 0))
+		return unwind_raw(pcs, max);
+	unsigned want = max - 1;
+	/* The set: the top bits of a multiplicative hash of the pair. */
+	unsigned set = (unsigned)(((ra0 ^ (cfa0 << 7)) * 0x9e3779b97f4a7c15ull) >> 59) & (GT_MEMO_SETS - 1);
+	struct gt_stack_memo *w = &side->memo[2 * set];
+	for (int k = 0; k < 2; k++) {
+		struct gt_stack_memo *m = &w[k];
+		if (m->ra0 == ra0 && m->cfa0 == cfa0 && m->n > 0 && m->n <= want && memo_valid(m)) {
+			m->stamp = ++side->memo_tick;
+			*memo = m;
+			return 0;
+		}
+	}
+	return remember(pcs, side, w, ra0, cfa0, want, memo);
+}
+
+void gt_stack_take_at(struct gt_stack *s, uintptr_t site, uintptr_t ra, uintptr_t cfa)
+{
+	s->site = site;
+	s->n = take(s->pcs, site, ra, cfa, &s->memo);
+}
+
+unsigned gt_stack_capture_slow(uintptr_t *pcs, uintptr_t site)
+{
+	struct gt_thread *t = &gt_self;
+	uintptr_t ra0 = t->site_ra, cfa0 = t->site_cfa;
+	t->site_ra = t->site_cfa = 0;
+	struct gt_stack_memo *m;
+	unsigned n = take(pcs, site, ra0, cfa0, &m);
+	if (n == 0) {
+		memcpy(pcs + 1, m->ip, m->n * sizeof *m->ip);
+		n = 1 + m->n;
+	}
+	return n;
+}
+
+void gt_stack_forget_sizes(struct gt_side *side)
+{
+	for (unsigned i = 0; i < 2 * GT_MEMO_SETS; i++) {
+		struct gt_stack_memo *m = &side->memo[i];
+		if (m->sizes)
+			memset(m->sizes, 0, GT_SIZES * sizeof *m->sizes);
+		m->binding = 0;
+	}
+	side->bindings = 0;
+}
+
+uint64_t gt_stack_take_id_slow(struct gt_thread *t, uint64_t gen, struct gt_stack *s)
+{
+	struct gt_stack_memo *m = s->memo;
+	if (s->n == 0) { /* a remembered stack: its frames, for the table */
+		s->pcs[0] = s->site;
+		memcpy(s->pcs + 1, m->ip, m->n * sizeof *m->ip);
+		s->n = 1 + m->n;
+	}
+	uint64_t id = gt_stack_id(t, gen, s->pcs, s->n);
+	if (m && id) {
+		m->id_gen = gen;
+		m->id_site = s->site;
+		m->id = id;
+		uint32_t b = ++t->side->bindings;
+		if (b == 0) { /* wrapped: forget every size table first */
+			gt_stack_forget_sizes(t->side);
+			b = ++t->side->bindings;
+		}
+		m->binding = b;
+	}
+	return id;
+}
+
+uint64_t gt_stack_id_slow(struct gt_thread *t, uint64_t gen, const uintptr_t *pcs, unsigned n, uint64_t h)
+{
 	struct gt_stack_cache_entry *e = &t->stack_cache[h & (GT_STACK_CACHE - 1)];
-	if (e->hash == h && e->gen == gen)
-		return e->id;
+	int saved = errno; /* the table's lock may sleep in futex */
 	uint64_t id = gt_stacktab_put(&gt.stacks[gen & 1], h, pcs, n);
+	errno = saved;
 	if (id) {
 		e->hash = h;
 		e->gen = gen;

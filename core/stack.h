@@ -6,7 +6,13 @@
 
 #include <stdint.h>
 
+#include "../encoder/wire.h"
+#include "hash.h"
+#include "thread.h"
+#include "tracer.h"
+
 struct gt_thread;
+struct gt_stack_memo;
 
 /* Synthetic frames: PCs no code can have, named by the flusher. */
 #define GT_PC_SYNTHETIC 0xfff0000000000000ull
@@ -22,10 +28,63 @@ void gt_stack_init(void);
  * (GT_SITE in interpose/interpose.h), a stack seen before from the same caller and SP is reused
  * after checking that every return address is still in its stack slot: a
  * few loads instead of an unwind. */
-unsigned gt_stack_capture(uintptr_t *pcs, uintptr_t site);
+unsigned gt_stack_capture_slow(uintptr_t *pcs, uintptr_t site);
+static inline unsigned gt_stack_capture(uintptr_t *pcs, uintptr_t site)
+{
+	if (gt.max_frames == 1) { /* GOTRACE_STACKS=0 */
+		pcs[0] = site;
+		return 1;
+	}
+	return gt_stack_capture_slow(pcs, site);
+}
 
 /* gt_stack_id returns the id of pcs[0..n) in generation gen's stack table
  * (0 for n == 0). Call inside a write section of generation gen. */
-uint64_t gt_stack_id(struct gt_thread *t, uint64_t gen, const uintptr_t *pcs, unsigned n);
+uint64_t gt_stack_id_slow(struct gt_thread *t, uint64_t gen, const uintptr_t *pcs, unsigned n, uint64_t h);
+static inline uint64_t gt_stack_id(struct gt_thread *t, uint64_t gen, const uintptr_t *pcs, unsigned n)
+{
+	if (n == 0)
+		return 0;
+	uint64_t h = gt_hash_words(pcs, n);
+	struct gt_stack_cache_entry *e = &t->stack_cache[h & (GT_STACK_CACHE - 1)];
+	if (__builtin_expect(e->hash == h && e->gen == gen, 1))
+		return e->id;
+	return gt_stack_id_slow(t, gen, pcs, n, h);
+}
+
+/* A stack taken for one event, whose id is wanted in the event's section:
+ * when it is a remembered stack (the common case on a hot call site), its
+ * frames are not even copied, and its id is cached in the remembered
+ * stack, per generation: no hashing either. */
+struct gt_stack {
+	uintptr_t site;
+	unsigned n;                  /* frames in pcs; 0: only in memo */
+	struct gt_stack_memo *memo;  /* the remembered stack, or NULL */
+	uintptr_t pcs[GT_MAX_FRAMES];
+};
+
+/* gt_stack_take_at captures the stack at the interposed function site
+ * (like gt_stack_capture), called from return address ra with CFA cfa (0,
+ * 0: unknown, no remembered stack). */
+void gt_stack_take_at(struct gt_stack *s, uintptr_t site, uintptr_t ra, uintptr_t cfa);
+
+/* gt_stack_take_id returns the id of s in generation gen (inside a write
+ * section of gen). */
+uint64_t gt_stack_take_id_slow(struct gt_thread *t, uint64_t gen, struct gt_stack *s);
+static inline uint64_t gt_stack_take_id(struct gt_thread *t, uint64_t gen, struct gt_stack *s)
+{
+	struct gt_stack_memo *m = s->memo;
+	if (__builtin_expect(m && m->id_gen == gen && m->id_site == s->site, 1))
+		return m->id;
+	return gt_stack_take_id_slow(t, gen, s);
+}
+
+/* Requested sizes below this have their heap type cached in the remembered
+ * stack (struct gt_stack_memo, sizes). */
+#define GT_SIZES 4096
+
+/* gt_stack_forget_sizes clears every remembered stack's size table. */
+struct gt_side;
+void gt_stack_forget_sizes(struct gt_side *side);
 
 #endif

@@ -1,10 +1,12 @@
 /* thread.c — the thread registry, the P free list, and label hand-over. */
 #include "thread.h"
 
+#include <errno.h>
 #include <string.h>
 
 #include "chunk.h"
 #include "region.h"
+#include "stack.h"
 #include "sys.h"
 
 __thread struct gt_thread gt_self __attribute__((tls_model("initial-exec")));
@@ -113,6 +115,30 @@ void gt_thread_unregister(struct gt_thread *t)
 		gt_proc_release(t->p);
 		t->p = NULL;
 	}
+}
+
+struct gt_side *gt_thread_side_slow(struct gt_thread *t)
+{
+	int saved = errno;
+	t->side = gt_map(sizeof *t->side); /* zeroed */
+	errno = saved;
+	return t->side;
+}
+
+void gt_thread_side_free(struct gt_thread *t)
+{
+	struct gt_side *s = t->side;
+	if (!s)
+		return;
+	t->side = NULL;
+	for (int i = 0; i < 2; i++)
+		gt_typelog_release(&gt.types[i], s->typelog[i]); /* the flusher frees them */
+	for (unsigned i = 0; i < 2 * GT_MEMO_SETS; i++)
+		if (s->memo[i].sizes)
+			gt_unmap(s->memo[i].sizes, GT_SIZES * sizeof *s->memo[i].sizes);
+	if (s->types.slots)
+		gt_unmap(s->types.slots, ((size_t)s->types.mask + 1) * sizeof *s->types.slots);
+	gt_unmap(s, sizeof *s);
 }
 
 void gt_thread_set_label(pthread_t th, const char *name)

@@ -30,22 +30,55 @@ enum gt_tstate {
 
 #define GT_STACK_CACHE 64
 
-#define GT_TYPE_CACHE 256
-
 /* A remembered stack (core/stack.c): the frames above one call site, with
- * the stack slot each return address was read from. */
-#define GT_MEMO_STACKS 16
+ * the stack slot each return address was read from, and its id in the
+ * stack table of generation id_gen (with the interposed function id_site
+ * as the leaf). */
+#define GT_MEMO_SETS 32 /* two ways each */
 #define GT_MEMO_FRAMES 32
 
 struct gt_stack_memo {
 	uintptr_t ra0, cfa0; /* the interposed function's caller and its SP */
 	uint32_t n;
+	uint32_t stamp;      /* last use, for replacement within a set */
+	uint64_t id_gen, id;
+	uintptr_t id_site;
+	/* Heap types of small requested sizes allocated from this stack
+	 * (core/heap.c): sizes[size] = binding << 32 | type id, where binding
+	 * numbers each (generation, stack id) the entry has stood for
+	 * (bumped whenever id_gen or id changes): mapped on first use, reused
+	 * by whatever the entry remembers next. */
+	uint64_t *sizes;
+	uint32_t binding;
 	uintptr_t ip[GT_MEMO_FRAMES];
 	uintptr_t slot[GT_MEMO_FRAMES];
 };
 
-struct gt_type_cache_entry {
-	uint64_t gen, size, stack, id;
+/* A thread's (requested size, stack id) -> type id table for one generation
+ * (core/heap.c): an open-addressing hash table that only grows within a
+ * generation and empties itself when the generation changes (an entry
+ * counts only when its epoch is the table's). */
+struct gt_type_slot {
+	uint32_t epoch, size, stack, id;
+};
+
+struct gt_type_local {
+	uint64_t gen;        /* the generation the live entries belong to */
+	uint32_t epoch;      /* bumped when gen changes: every entry is stale */
+	uint32_t count;      /* live entries */
+	uint32_t mask;       /* slots - 1, 0 before the first use */
+	struct gt_type_slot *slots; /* mmap'd */
+};
+
+/* What a thread keeps beside its TLS state, mapped on its first stack
+ * capture or heap event (static TLS stays small: programs that give their
+ * threads small stacks pay for every byte of it). */
+struct gt_side {
+	struct gt_stack_memo memo[2 * GT_MEMO_SETS];
+	uint32_t memo_tick;
+	uint32_t bindings;   /* the last binding number handed out */
+	struct gt_type_local types;
+	struct gt_typelog *typelog[2]; /* per generation parity (core/typetab.h) */
 };
 
 struct gt_stack_cache_entry {
@@ -103,13 +136,12 @@ struct gt_thread {
 	_Atomic int label_pending;
 	char label[16];
 
-	/* The interposed function's return address and frame (set by GT_SITE
-	 * in interpose/), and remembered stacks keyed by them. */
+	/* The interposed function's return address and CFA (set by GT_SITE
+	 * in interpose/): remembered stacks are keyed by them. */
 	uintptr_t site_ra, site_cfa;
-	struct gt_stack_memo memo[GT_MEMO_STACKS];
+	struct gt_side *side; /* NULL until needed (gt_thread_side) */
 
 	struct gt_stack_cache_entry stack_cache[GT_STACK_CACHE];
-	struct gt_type_cache_entry type_cache[GT_TYPE_CACHE];
 
 	/* Open user regions, innermost last (core/annotate.c): Go requires a
 	 * region's end to match the innermost open one. */
@@ -148,6 +180,15 @@ void gt_thread_unregister(struct gt_thread *t);
 /* gt_proc_acquire / gt_proc_release: the P free list. */
 struct gt_proc *gt_proc_acquire(void);
 void gt_proc_release(struct gt_proc *p);
+
+/* gt_thread_side returns the thread's side state, mapping it on first use;
+ * NULL when memory ran out. gt_thread_side_free unmaps it (thread exit). */
+struct gt_side *gt_thread_side_slow(struct gt_thread *t);
+static inline struct gt_side *gt_thread_side(struct gt_thread *t)
+{
+	return __builtin_expect(t->side != NULL, 1) ? t->side : gt_thread_side_slow(t);
+}
+void gt_thread_side_free(struct gt_thread *t);
 
 /* gt_thread_set_label asks thread th (another thread, or the caller) to
  * label its goroutine with name. */

@@ -19,9 +19,11 @@
 
 extern _Atomic uint32_t gt_waiters[GT_WAIT_SLOTS];
 
+/* The slot of key in a table of nslots (a power of two): the top bits of a
+ * multiplicative hash (a multiply and a shift). */
 static inline uint32_t gt_wait_slot(uintptr_t key, uint32_t nslots)
 {
-	return (uint32_t)(((uint64_t)key * 0x9e3779b97f4a7c15ull) >> 40) & (nslots - 1);
+	return (uint32_t)(((uint64_t)key * 0x9e3779b97f4a7c15ull) >> (64 - __builtin_ctz(nslots)));
 }
 
 static inline void gt_waiter_add(uintptr_t key, int delta)

@@ -45,8 +45,17 @@ struct gt_batch {
 	size_t cap;        /* bytes available at mem */
 	size_t len;        /* bytes written so far, header included */
 	size_t size_at;    /* offset of the padded size field */
+	size_t end;        /* len may grow up to here: cap, or the payload
+	                    * limit GT_MAX_BATCH, whichever comes first */
 	uint64_t last_ts;  /* time of the last event (base time at first) */
 };
+
+/* gt_batch_set_end sets end once the header is written. */
+static inline void gt_batch_set_end(struct gt_batch *b)
+{
+	size_t by_max = b->size_at + GT_BATCH_SIZE_WIDTH + (size_t)GT_MAX_BATCH;
+	b->end = b->cap < by_max ? b->cap : by_max;
+}
 
 /* Worst-case bytes of one timed event with n args. */
 #define GT_EVENT_MAX(nargs) (1 + ((nargs) + 1) * GT_UVARINT_MAX)
@@ -67,6 +76,7 @@ static inline void gt_batch_begin(struct gt_batch *b, uint8_t *mem, size_t cap,
 	b->cap = cap < (size_t)GT_MAX_BATCH + 40 ? cap : (size_t)GT_MAX_BATCH + 40;
 	b->len = n;
 	b->last_ts = base_ts;
+	gt_batch_set_end(b);
 }
 
 /* gt_batch_begin_exp starts an experimental batch (ExperimentalBatch, exp id
@@ -86,6 +96,7 @@ static inline void gt_batch_begin_exp(struct gt_batch *b, uint8_t *mem, size_t c
 	b->cap = cap < (size_t)GT_MAX_BATCH + 40 ? cap : (size_t)GT_MAX_BATCH + 40;
 	b->len = n;
 	b->last_ts = base_ts;
+	gt_batch_set_end(b);
 }
 
 /* gt_batch_payload returns the payload bytes written so far. */
@@ -98,9 +109,7 @@ static inline size_t gt_batch_payload(const struct gt_batch *b)
  * GT_MAX_BATCH and the whole batch within cap. */
 static inline size_t gt_batch_room(const struct gt_batch *b)
 {
-	size_t by_cap = b->cap - b->len;
-	size_t by_max = GT_MAX_BATCH - gt_batch_payload(b);
-	return by_cap < by_max ? by_cap : by_max;
+	return b->end - b->len;
 }
 
 static inline void gt_batch_byte(struct gt_batch *b, uint8_t v) { b->mem[b->len++] = v; }
@@ -119,19 +128,28 @@ static inline void gt_batch_bytes(struct gt_batch *b, const void *p, size_t n)
 /* gt_batch_event appends a timed event at time ts with nargs arguments.
  * A ts earlier than the batch's last event is written as dt = 0.
  * pre: gt_batch_room(b) >= GT_EVENT_MAX(nargs). */
+static inline uint8_t *gt_put_uvarint_p(uint8_t *p, uint64_t v)
+{
+	while (__builtin_expect(v >= 0x80, 0)) {
+		*p++ = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	*p++ = (uint8_t)v;
+	return p;
+}
+
 static inline void gt_batch_event(struct gt_batch *b, uint8_t type, uint64_t ts,
 				  unsigned nargs, const uint64_t *args)
 {
-	uint64_t dt = ts > b->last_ts ? ts - b->last_ts : 0;
-	if (ts > b->last_ts)
-		b->last_ts = ts;
-	uint8_t *p = b->mem + b->len;
-	size_t n = 0;
-	p[n++] = type;
-	n += gt_put_uvarint(p + n, dt);
+	uint64_t last = b->last_ts;
+	uint64_t dt = ts > last ? ts - last : 0;
+	b->last_ts = ts > last ? ts : last;
+	uint8_t *start = b->mem + b->len, *p = start;
+	*p++ = type;
+	p = gt_put_uvarint_p(p, dt);
 	for (unsigned i = 0; i < nargs; i++)
-		n += gt_put_uvarint(p + n, args[i]);
-	b->len += n;
+		p = gt_put_uvarint_p(p, args[i]);
+	b->len += (size_t)(p - start);
 }
 
 /* gt_batch_finish patches the size field and returns the batch's total

@@ -4,6 +4,9 @@
 
 #include "interpose.h"
 
+GT_REAL_FN(cond_signal, int, (pthread_cond_t * c), (c))
+GT_REAL_FN(cond_broadcast, int, (pthread_cond_t * c), (c))
+
 GT_EXPORT int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
 {
 	struct gt_thread *t = gt_enter();
@@ -43,14 +46,12 @@ GT_EXPORT int pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m, cloc
 
 GT_EXPORT int pthread_cond_signal(pthread_cond_t *c)
 {
-	if (gt_enter())
-		gt_release((uintptr_t)c, GT_SITE(pthread_cond_signal), GT_CALLER());
-	return GT_REAL(cond_signal)(c);
+	GT_RELEASE(c, pthread_cond_signal);
+	return cond_signal_fn(c);
 }
 
 GT_EXPORT int pthread_cond_broadcast(pthread_cond_t *c)
 {
-	if (gt_enter())
-		gt_release((uintptr_t)c, GT_SITE(pthread_cond_broadcast), GT_CALLER());
-	return GT_REAL(cond_broadcast)(c);
+	GT_RELEASE(c, pthread_cond_broadcast);
+	return cond_broadcast_fn(c);
 }

@@ -92,13 +92,16 @@ static size_t usable(void *p)
 
 /* --- recording ------------------------------------------------------------ */
 
-static void *allocated(void *p, size_t size, uintptr_t site)
+/* allocated records p; site, ra, cfa: the wrapper, its return address and
+ * CFA (GT_ALLOCATED passes them). */
+static void *allocated(void *p, size_t size, uintptr_t site, uintptr_t ra, uintptr_t cfa)
 {
 	struct gt_thread *t;
 	if (p && (t = gt_heap_enter()) != NULL)
-		gt_heap_alloc(t, p, size, usable(p), site);
+		gt_heap_alloc(t, p, size, usable(p), site, ra, cfa);
 	return p;
 }
+#define GT_ALLOCATED(p, size, fn) allocated((p), (size), (uintptr_t)(fn), GT_RA(), GT_CFA())
 
 static void freeing(void *p)
 {
@@ -113,7 +116,7 @@ GT_EXPORT void *malloc(size_t n)
 {
 	if (!real.malloc && !resolve())
 		return arena_alloc(n, 16);
-	return allocated(real.malloc(n), n, GT_SITE(malloc));
+	return GT_ALLOCATED(real.malloc(n), n, malloc);
 }
 
 GT_EXPORT void *calloc(size_t n, size_t size)
@@ -123,7 +126,7 @@ GT_EXPORT void *calloc(size_t n, size_t size)
 			return NULL;
 		return arena_alloc(n * size, 16); /* static memory: already zero */
 	}
-	return allocated(real.calloc(n, size), n * size, GT_SITE(calloc));
+	return GT_ALLOCATED(real.calloc(n, size), n * size, calloc);
 }
 
 GT_EXPORT void free(void *p)
@@ -174,7 +177,8 @@ static void *arena_realloc(void *p, size_t n)
 /* realloc: the old object is freed (recorded before the call, so its
  * address cannot be reused first) and the new one allocated. On failure the
  * old object is still there and is recorded again. */
-static void *realloc_at(void *p, size_t n, void *(*call)(void *, size_t, size_t), size_t count, uintptr_t site)
+static void *realloc_at(void *p, size_t n, void *(*call)(void *, size_t, size_t), size_t count, uintptr_t site,
+			uintptr_t ra, uintptr_t cfa)
 {
 	struct gt_thread *t = p ? gt_heap_enter() : NULL;
 	size_t was = 0;
@@ -184,9 +188,9 @@ static void *realloc_at(void *p, size_t n, void *(*call)(void *, size_t, size_t)
 	}
 	void *q = call(p, count, n);
 	if (q) {
-		allocated(q, count * n, site);
+		allocated(q, count * n, site, ra, cfa);
 	} else if (t && count * n != 0) {
-		gt_heap_alloc(t, p, was, was, site);
+		gt_heap_alloc(t, p, was, was, site, ra, cfa);
 	}
 	return q;
 }
@@ -203,7 +207,7 @@ GT_EXPORT void *realloc(void *p, size_t n)
 		return p && in_arena(p) ? arena_realloc(p, n) : arena_alloc(n, 16);
 	if (p && in_arena(p))
 		return arena_realloc(p, n);
-	return realloc_at(p, n, call_realloc, 1, GT_SITE(realloc));
+	return realloc_at(p, n, call_realloc, 1, (uintptr_t)realloc, GT_RA(), GT_CFA());
 }
 
 /* glibc's reallocarray calls realloc through the PLT, that is, our realloc:
@@ -228,7 +232,7 @@ GT_EXPORT int posix_memalign(void **out, size_t align, size_t n)
 	}
 	int r = real.posix_memalign(out, align, n);
 	if (r == 0)
-		allocated(*out, n, GT_SITE(posix_memalign));
+		GT_ALLOCATED(*out, n, posix_memalign);
 	return r;
 }
 
@@ -236,28 +240,28 @@ GT_EXPORT void *aligned_alloc(size_t align, size_t n)
 {
 	if (!real.malloc && !resolve())
 		return arena_alloc(n, align);
-	return allocated(real.aligned_alloc(align, n), n, GT_SITE(aligned_alloc));
+	return GT_ALLOCATED(real.aligned_alloc(align, n), n, aligned_alloc);
 }
 
 GT_EXPORT void *memalign(size_t align, size_t n)
 {
 	if (!real.malloc && !resolve())
 		return arena_alloc(n, align);
-	return allocated(real.memalign(align, n), n, GT_SITE(memalign));
+	return GT_ALLOCATED(real.memalign(align, n), n, memalign);
 }
 
 GT_EXPORT void *valloc(size_t n)
 {
 	if (!real.malloc && !resolve())
 		return arena_alloc(n, 4096);
-	return allocated(real.valloc(n), n, GT_SITE(valloc));
+	return GT_ALLOCATED(real.valloc(n), n, valloc);
 }
 
 GT_EXPORT void *pvalloc(size_t n)
 {
 	if (!real.malloc && !resolve())
 		return arena_alloc(n, 4096);
-	return allocated(real.pvalloc(n), n, GT_SITE(pvalloc));
+	return GT_ALLOCATED(real.pvalloc(n), n, pvalloc);
 }
 
 GT_EXPORT size_t malloc_usable_size(void *p)

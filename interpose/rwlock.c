@@ -3,13 +3,17 @@
 
 #include "interpose.h"
 
+GT_REAL_FN(rwlock_tryrdlock, int, (pthread_rwlock_t * l), (l))
+GT_REAL_FN(rwlock_trywrlock, int, (pthread_rwlock_t * l), (l))
+GT_REAL_FN(rwlock_unlock, int, (pthread_rwlock_t * l), (l))
+
 /* One wait on a rwlock: try first, block only when that would wait. */
 #define RW_WAIT(site, try_fn, call)                                         \
 	do {                                                                \
 		struct gt_thread *t = gt_enter();                           \
 		if (!t)                                                     \
 			return call;                                        \
-		int r = GT_REAL(try_fn)(l);                                 \
+		int r = try_fn##_fn(l);                                     \
 		if (r != EBUSY)                                             \
 			return r;                                           \
 		int blocked = gt_block(t, GT_STR_SYNC_RWLOCK, GT_SITE(site), (uintptr_t)l); \
@@ -19,9 +23,28 @@
 		return r;                                                   \
 	} while (0)
 
+/* rdlock and wrlock: a fast half that returns when the try succeeds and a
+ * slow half that records the wait (interpose.h). */
+GT_SLOW static int rw_wait(pthread_rwlock_t *l, int write, uintptr_t ra, uintptr_t cfa)
+{
+	int (*lock)(pthread_rwlock_t *) = write ? GT_REAL(rwlock_wrlock) : GT_REAL(rwlock_rdlock);
+	struct gt_thread *t = gt_enter();
+	if (!t)
+		return lock(l);
+	uintptr_t site = write ? (uintptr_t)pthread_rwlock_wrlock : (uintptr_t)pthread_rwlock_rdlock;
+	int blocked = gt_block(t, GT_STR_SYNC_RWLOCK, GT_SITE_AT(site, ra, cfa), (uintptr_t)l);
+	int r = lock(l);
+	if (blocked)
+		gt_unblock(t, r == 0);
+	return r;
+}
+
 GT_EXPORT int pthread_rwlock_rdlock(pthread_rwlock_t *l)
 {
-	RW_WAIT(pthread_rwlock_rdlock, rwlock_tryrdlock, GT_REAL(rwlock_rdlock)(l));
+	int r = rwlock_tryrdlock_fn(l);
+	if (__builtin_expect(r != EBUSY, 1))
+		return r;
+	return rw_wait(l, 0, GT_RA(), GT_CFA());
 }
 
 GT_EXPORT int pthread_rwlock_timedrdlock(pthread_rwlock_t *l, const struct timespec *abstime)
@@ -36,7 +59,10 @@ GT_EXPORT int pthread_rwlock_clockrdlock(pthread_rwlock_t *l, clockid_t clk, con
 
 GT_EXPORT int pthread_rwlock_wrlock(pthread_rwlock_t *l)
 {
-	RW_WAIT(pthread_rwlock_wrlock, rwlock_trywrlock, GT_REAL(rwlock_wrlock)(l));
+	int r = rwlock_trywrlock_fn(l);
+	if (__builtin_expect(r != EBUSY, 1))
+		return r;
+	return rw_wait(l, 1, GT_RA(), GT_CFA());
 }
 
 GT_EXPORT int pthread_rwlock_timedwrlock(pthread_rwlock_t *l, const struct timespec *abstime)
@@ -51,7 +77,6 @@ GT_EXPORT int pthread_rwlock_clockwrlock(pthread_rwlock_t *l, clockid_t clk, con
 
 GT_EXPORT int pthread_rwlock_unlock(pthread_rwlock_t *l)
 {
-	if (gt_enter())
-		gt_release((uintptr_t)l, GT_SITE(pthread_rwlock_unlock), GT_CALLER());
-	return GT_REAL(rwlock_unlock)(l);
+	GT_RELEASE(l, pthread_rwlock_unlock);
+	return rwlock_unlock_fn(l);
 }

@@ -4,6 +4,8 @@
 
 #include "interpose.h"
 
+GT_REAL_FN(sem_post, int, (sem_t * s), (s))
+
 /* One wait: try first (restoring errno when that would block), then block. */
 #define SEM_WAIT(site, call)                                                 \
 	do {                                                                 \
@@ -40,7 +42,6 @@ GT_EXPORT int sem_clockwait(sem_t *s, clockid_t clk, const struct timespec *abst
 
 GT_EXPORT int sem_post(sem_t *s)
 {
-	if (gt_enter())
-		gt_release((uintptr_t)s, GT_SITE(sem_post), GT_CALLER());
-	return GT_REAL(sem_post)(s);
+	GT_RELEASE(s, sem_post);
+	return sem_post_fn(s);
 }

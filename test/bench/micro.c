@@ -9,6 +9,10 @@
  *
  *   mutex    pthread_mutex_lock + pthread_mutex_unlock on an uncontended
  *            mutex (two interposed calls that record nothing)
+ *   mutex_mt the same with a second, idle thread started first: glibc then
+ *            takes its multi-threaded paths (atomic instructions) untraced
+ *            too, as it does traced, where the tracer's flusher thread is
+ *            always there; the difference is the wrappers' own cost
  *   yield    sched_yield, called DEPTH (8) frames of noinline recursion deep
  *            so that an unwinder has real frames to walk (two events)
  *   malloc   malloc of 16-271 bytes + free, DEPTH frames deep (traced with
@@ -28,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #define DEPTH 8
 
@@ -56,6 +61,30 @@ __attribute__((noinline)) static int bench_mutex(uint64_t n)
 	}
 	uint64_t t1 = now_ns();
 	report("mutex", n, t0, t1);
+	return 0;
+}
+
+/* ---- mutex_mt: the same, in a process with a second (idle) thread ---- */
+
+static void *idle_thread(void *arg)
+{
+	for (;;)
+		pause();
+	return arg;
+}
+
+__attribute__((noinline)) static int bench_mutex_mt(uint64_t n)
+{
+	pthread_t th;
+	if (pthread_create(&th, NULL, idle_thread, NULL) != 0)
+		return 1;
+	uint64_t t0 = now_ns();
+	for (uint64_t i = 0; i < n; i++) {
+		if (pthread_mutex_lock(&lone) != 0 || pthread_mutex_unlock(&lone) != 0)
+			return 1;
+	}
+	uint64_t t1 = now_ns();
+	report("mutex_mt", n, t0, t1);
 	return 0;
 }
 
@@ -119,7 +148,7 @@ __attribute__((noinline)) static int bench_malloc(uint64_t n)
 int main(int argc, char **argv)
 {
 	if (argc != 3) {
-		fprintf(stderr, "usage: micro mutex|yield|malloc ITERATIONS\n");
+		fprintf(stderr, "usage: micro mutex|mutex_mt|yield|malloc ITERATIONS\n");
 		return 2;
 	}
 	uint64_t n = strtoull(argv[2], NULL, 10);
@@ -129,6 +158,8 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(argv[1], "mutex") == 0)
 		return bench_mutex(n);
+	if (strcmp(argv[1], "mutex_mt") == 0)
+		return bench_mutex_mt(n);
 	if (strcmp(argv[1], "yield") == 0)
 		return bench_yield(n);
 	if (strcmp(argv[1], "malloc") == 0)

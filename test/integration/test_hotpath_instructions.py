@@ -11,35 +11,46 @@ happen there, so they are not counted).  Each mode runs under
     valgrind --tool=callgrind --collect-atstart=no --toggle-collect=hot_MODE
 
 once untraced and twice traced (LD_PRELOAD=build/libgotrace.so,
-GOTRACE_STACKS=0, GOTRACE_MALLOC=0, GOTRACE_PERIOD=1h; the smaller traced
-count is judged).  Only the calling thread's instructions inside hot_MODE
-are counted (the loop, libc, the library's code), not the flusher thread,
-valgrind or the kernel.  Extra instructions = (traced - untraced) /
-(N x units per round); each must stay under its threshold:
+GOTRACE_STACKS=0, GOTRACE_MALLOC=0, GOTRACE_PERIOD=1h unless the check says
+otherwise; the smaller traced count is judged).  Only the calling thread's
+instructions inside hot_MODE are counted (the loop, libc, the library's
+code), not the flusher thread, valgrind or the kernel.  Extra instructions
+= (traced - untraced) / (N x units per round); each must stay under its
+threshold:
 
     operation (one round)                    N     unit       today  threshold
-    uncontended pthread_mutex_lock+unlock  20,000  per call    33.5      60
+    uncontended pthread_mutex_lock+unlock  20,000  per call    10.0      20
       (records nothing)
-    sched_yield (GoStop + GoStart)          1,000  per event  212.5     400
-    pipe: write 1 byte, read it back       20,000  per call   175.2     350
+    sched_yield (GoStop + GoStart)          1,000  per event  136.6     250
+    pipe: write 1 byte, read it back       20,000  per call   172.1     260
       (neither waits: two clock reads and
       one atomic exchange per call)
-    malloc(48) + free, nothing recorded    20,000  per pair    88.0     180
+    malloc(48) + free, nothing recorded    20,000  per pair    83.0     130
+    malloc(48) + free, heap events with    20,000  per pair   510.8     800
+      32-frame stacks (GOTRACE_MALLOC=1,
+      GOTRACE_STACKS=32: a remembered
+      stack, its cached id and size table)
 
-"today": measured 2026-11-22 at commit 67c4022 (valgrind 3.19.0, glibc
-2.36, gcc 12.2.0, x86-64, 2 CPUs).  The mutex and malloc counts were the
-same in every run; pipe and yield varied by less than 0.1% between runs on
-an idle machine.  With six busy loops competing for the two CPUs, pipe was
-175.4 and yield 217.9 at most, and the test took 23 s instead of 3.5 s.
-The mutex and yield figures agree with docs/benchmarks.md (33 per call,
-215 per event).  Untraced rounds cost 68 (mutex), 12 (yield), 32 (pipe) and
-140 (malloc) instructions.
+"today": measured 2026-11-22 on branch hotpath (valgrind 3.19.0, glibc
+2.36, gcc 12.2.0, x86-64, 2 CPUs), after the lock fast halves, the TSC
+clock and the shorter event and heap paths (docs/design.md); at commit
+67c4022 the first four were 33.5, 212.5, 175.2 and 88.0.  The mutex and
+malloc counts are the same in every run; pipe and yield varied by less
+than 0.1% between runs on an idle machine.  With six busy loops competing
+for the two CPUs, pipe was 175.4 and yield 217.9 at most (commit 67c4022),
+and the test took 23 s instead of 3.5 s.  Untraced rounds cost 68 (mutex),
+12 (yield), 32 (pipe) and 140 (malloc) instructions.
 
 About the figures:
   - the pipe figure includes about 30 instructions per call of glibc's own:
     a traced program has a second thread (the flusher), so glibc's read and
-    write take their cancellation-point path; under valgrind clock_gettime
-    is a system call (no vDSO), about 10 instructions a clock read;
+    write take their cancellation-point path; a clock read is about 12
+    instructions (the TSC clock, core/clock.h; valgrind runs rdtsc), but
+    with GOTRACE_CLOCK=monotonic or without an invariant TSC it is a
+    clock_gettime, a system call under valgrind (no vDSO);
+  - under valgrind heap addresses are low (object ids of 4 bytes instead
+    of the 6-7 of a native run), so the heap figure is a little lower than
+    the same code natively;
   - what still depends on timing: a pipe call that happens to take 10 us
     or more is recorded as a system call (30 to 90 of the 40,000 calls per
     run here, about 220 instructions each: under 1 instruction per call on
@@ -50,10 +61,11 @@ About the figures:
     switches, whose number grows with wall time, out of the loop;
   - sched_yield gives the CPU away: on a saturated machine each call can
     take milliseconds, hence the smaller N for it;
-  - thresholds are about twice today's figure (a little less for mutex and
-    yield: 60 and 400), so a failure means the hot path really grew (a
-    lock, a stack capture, a system call, a slow path taken every time),
-    not noise.  After a deliberate change that costs instructions, measure
+  - thresholds are today's figure plus about half of it (twice for the
+    mutex: 10 more instructions), so a failure means the hot path really
+    grew (a lock, an unwind, a system call, a slow path taken every time),
+    not noise; the heap check fails too if the remembered stack stops
+    being found (an unwind costs thousands of instructions).  After a deliberate change that costs instructions, measure
     again and update this table and THRESHOLDS.
 
 A failure message shows measured vs threshold, the counts, the callgrind
@@ -73,17 +85,20 @@ import gtlib
 
 TRACED_RUNS = 2     # the smallest traced count of these is judged
 
-# mode: (what, N rounds, units per round, unit, today's figure, threshold)
-THRESHOLDS = {
-    "mutex": ("uncontended pthread_mutex_lock + unlock", 20000, 2, "call", 33.5, 60),
-    "yield": ("sched_yield, GOTRACE_STACKS=0 (GoStop + GoStart)", 1000, 2, "event", 212.5, 400),
-    "pipe": ("pipe write + read that return at once", 20000, 2, "call", 175.2, 350),
-    "malloc": ("malloc + free, GOTRACE_MALLOC=0", 20000, 1, "malloc+free pair", 88.0, 180),
-}
-
 # A generation longer than any run: no generation switch lands in the loop
 # however slowly a loaded machine runs it (see the module docstring).
 TRACED_ENV = {"GOTRACE_STACKS": "0", "GOTRACE_MALLOC": "0", "GOTRACE_PERIOD": "1h"}
+
+# check: (program mode, what, N rounds, units per round, unit, today's
+# figure, threshold, tracer variables over TRACED_ENV)
+THRESHOLDS = {
+    "mutex": ("mutex", "uncontended pthread_mutex_lock + unlock", 20000, 2, "call", 10.0, 20, {}),
+    "yield": ("yield", "sched_yield, GOTRACE_STACKS=0 (GoStop + GoStart)", 1000, 2, "event", 136.6, 250, {}),
+    "pipe": ("pipe", "pipe write + read that return at once", 20000, 2, "call", 172.1, 260, {}),
+    "malloc": ("malloc", "malloc + free, GOTRACE_MALLOC=0", 20000, 1, "malloc+free pair", 83.0, 130, {}),
+    "heap": ("malloc", "malloc + free with heap events, GOTRACE_STACKS=32", 20000, 1, "malloc+free pair",
+             510.8, 800, {"GOTRACE_MALLOC": "1", "GOTRACE_STACKS": "32"}),
+}
 
 VALGRIND = shutil.which("valgrind")
 SHOW = os.environ.get("GOTRACE_TEST_HOTPATH_SHOW", "") not in ("", "0")
@@ -117,10 +132,10 @@ class HotpathInstructionsTest(unittest.TestCase):
         if self.problem:
             self.fail(self.problem)
 
-    def callgrind(self, mode, n, traced, tag):
+    def callgrind(self, check, mode, n, traced, tag, env):
         """One callgrind run: (instructions counted in hot_MODE, the command,
         the file name prefix of its profile and traces)."""
-        base = gtlib.trace_path("hotpath-%s-%s" % (mode, tag))
+        base = gtlib.trace_path("hotpath-%s-%s" % (check, tag))
         out_file = base + ".callgrind.out"
         if os.path.exists(out_file):
             os.unlink(out_file)
@@ -130,8 +145,8 @@ class HotpathInstructionsTest(unittest.TestCase):
         if traced:
             # valgrind's launcher is preloaded too and claims GOTRACE_OUT
             # itself; the program's trace lands at GOTRACE_OUT.<pid>.1.
-            run = gtlib.run_traced(argv, base, env_extra=TRACED_ENV, timeout=120)
-            shown = _show(argv, dict(LD_PRELOAD=gtlib.LIB, GOTRACE_OUT=base, **TRACED_ENV))
+            run = gtlib.run_traced(argv, base, env_extra=env, timeout=120)
+            shown = _show(argv, dict(LD_PRELOAD=gtlib.LIB, GOTRACE_OUT=base, **env))
         else:
             run = gtlib.run_plain(argv, timeout=120)
             shown = _show(argv, {})
@@ -158,11 +173,12 @@ class HotpathInstructionsTest(unittest.TestCase):
                          "traced" if traced else "untraced", out_file, shown))
         return count, shown, base
 
-    def check(self, mode):
-        what, n, units, unit, today, threshold = THRESHOLDS[mode]
-        runs = [self.callgrind(mode, n, False, "untraced")]
+    def check(self, check):
+        mode, what, n, units, unit, today, threshold, env = THRESHOLDS[check]
+        env = dict(TRACED_ENV, **env)
+        runs = [self.callgrind(check, mode, n, False, "untraced", env)]
         for i in range(TRACED_RUNS):
-            runs.append(self.callgrind(mode, n, True, "traced%d" % i))
+            runs.append(self.callgrind(check, mode, n, True, "traced%d" % i, env))
         plain, plain_cmd, plain_base = runs[0]
         best, traced_cmd, best_base = min(runs[1:])
         if best <= plain:
@@ -194,6 +210,9 @@ class HotpathInstructionsTest(unittest.TestCase):
 
     def test_hotpath_malloc_free(self):
         self.check("malloc")
+
+    def test_hotpath_heap_events(self):
+        self.check("heap")
 
 
 if __name__ == "__main__":
