@@ -23,10 +23,8 @@ rest still ran; the report names it). Python 3 standard library only.
 """
 import argparse
 import atexit
-import datetime
 import json
 import os
-import platform
 import resource
 import signal
 import subprocess
@@ -40,7 +38,7 @@ import micro  # noqa: E402
 import peers  # noqa: E402
 import report  # noqa: E402
 import workloads  # noqa: E402
-from runner import GO, LIB, OUT, ROOT, Failed, log  # noqa: E402
+from runner import GO, LIB, OUT, ROOT, Failed, facts, log  # noqa: E402
 
 DOC = "docs/benchmarks.md"
 SECTIONS = ["micro"] + [w.key for w in workloads.ALL] + ["memcached"]
@@ -57,26 +55,6 @@ def cpu_seconds():
         ru = resource.getrusage(who)
         mine += ru.ru_utime + ru.ru_stime
     return busy, mine
-
-
-def facts():
-    def out(cmd):
-        try:
-            return subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True).stdout.strip()
-        except OSError:
-            return "?"
-    cpu = "?"
-    with open("/proc/cpuinfo") as f:
-        for line in f:
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    return {"date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-            "commit": out(["git", "describe", "--always", "--dirty"]), "nproc": os.cpu_count(),
-            "cpu": cpu, "kernel": platform.release(),
-            "libc": os.confstr("CS_GNU_LIBC_VERSION"),
-            "cc": (out([workloads.CC, "--version"]).splitlines() or ["?"])[0],
-            "load": os.getloadavg()[0]}
 
 
 def pick(only):

@@ -9,7 +9,10 @@ itself; both arms of a pair take the same detour. %M is the largest
 resident set of the tree time waited for: for a launcher (strace, uftrace,
 valgrind, heaptrack) the larger of the launcher and the program.
 """
+import datetime
 import os
+import platform
+import subprocess
 import shlex
 import shutil
 import signal
@@ -26,6 +29,29 @@ LIMIT = 300                       # seconds one run may take before it is killed
 
 class Failed(Exception):
     """A run that failed or produced something unexpected: no figure."""
+
+
+def facts():
+    """The machine and tree a benchmark ran on, for the report."""
+    def out(cmd):
+        try:
+            return subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True).stdout.strip()
+        except OSError:
+            return "?"
+    cpu = "?"
+    with open("/proc/cpuinfo") as f:
+        for line in f:
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    return {"date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+            "commit": out(["git", "describe", "--always", "--dirty"]),
+            "dirty": bool(out(["git", "status", "--porcelain", "--untracked-files=no"])),
+            "nproc": os.cpu_count(),
+            "cpu": cpu, "kernel": platform.release(),
+            "libc": os.confstr("CS_GNU_LIBC_VERSION"),
+            "cc": (out([os.environ.get("CC", "cc"), "--version"]).splitlines() or ["?"])[0],
+            "load": os.getloadavg()[0]}
 
 
 def log(msg):
