@@ -20,9 +20,8 @@ static _Atomic int reported;
 
 #define POLL_NS 50000000ull /* re-check progress every 50 ms */
 
-int gt_pressure_wait(struct gt_thread *t)
+int gt_pressure_wait(void)
 {
-	(void)t;
 	if (!gt_flusher_running())
 		return 0; /* nobody to wait for: the trace is written at exit */
 	uint64_t start = gt_now(), progress_at = start;

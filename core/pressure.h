@@ -16,7 +16,6 @@
 
 #include <stdatomic.h>
 
-#include "thread.h"
 
 #define GT_PRESSURE_STUCK_NS 10000000000ull /* 10 s without a chunk returned */
 
@@ -25,7 +24,7 @@ extern _Atomic int gt_chunk_pressure;
 
 /* gt_pressure_wait waits until the budget has room again. Returns 0, or
  * -1 when tracing stopped meanwhile (the caller drops its event). */
-int gt_pressure_wait(struct gt_thread *t);
+int gt_pressure_wait(void);
 
 /* gt_pressure_report prints, once, how long threads waited and how many
  * events were dropped, when either happened. */

@@ -95,7 +95,7 @@ static inline int gt_section_open(struct section *s, struct gt_thread *t, uint64
 	/* Over the event budget: wait for the flusher before the section
 	 * (core/pressure.h; invariant 2). */
 	if (__builtin_expect(atomic_load_explicit(&gt_chunk_pressure, memory_order_relaxed), 0) &&
-	    gt_pressure_wait(t) != 0)
+	    gt_pressure_wait() != 0)
 		return 0;
 	s->t = t;
 	s->gen = section_enter(t);
