@@ -33,13 +33,26 @@ if have_all "${PKGS[@]}"; then
   exit 0
 fi
 
-# Reuse the archive URI and the keyring of the main Debian source.
+# Reuse the archive URI and the keyring of the system's own Debian source: this
+# script names no archive of its own. The stanza used is the one that carries
+# the release's main suite (bookworm), not the security archive.
 main_sources=/etc/apt/sources.list.d/debian.sources
-uri="http://deb.debian.org/debian"
-key="/usr/share/keyrings/debian-archive-keyring.gpg"
-if [ -r "$main_sources" ]; then
-  u=$(awk '/^URIs:/{print $2; exit}' "$main_sources"); [ -n "$u" ] && uri=$u
-  k=$(awk '/^Signed-By:/{print $2; exit}' "$main_sources"); [ -n "$k" ] && key=$k
+if [ ! -r "$main_sources" ]; then
+  echo "install-deps: $main_sources not found; gotrace takes the Debian archive" >&2
+  echo "install-deps: address and key from it. Add the backports suites by hand" >&2
+  echo "install-deps: (see README, 'Go for reading traces') or convert to deb822." >&2
+  exit 1
+fi
+read -r uri key < <(awk '
+  /^[[:space:]]*$/ { if (u != "" && s ~ /(^| )bookworm( |$)/) { print u, k; found=1; exit } u=""; k=""; s=""; next }
+  /^URIs:/      { u=$2 }
+  /^Suites:/    { $1=""; s=$0" " }
+  /^Signed-By:/ { k=$2 }
+  END { if (!found && u != "" && s ~ /(^| )bookworm( |$)/) print u, k }' "$main_sources") || true
+if [ -z "${uri:-}" ] || [ -z "${key:-}" ]; then
+  echo "install-deps: no stanza with suite 'bookworm', a URIs: and a Signed-By: line in $main_sources;" >&2
+  echo "install-deps: cannot add bookworm-backports / trixie-backports from the system's archive." >&2
+  exit 1
 fi
 
 $SUDO tee "$SOURCES" >/dev/null <<SRC
