@@ -33,6 +33,7 @@
 #include "heap.h"
 #include "pressure.h"
 #include "log.h"
+#include "sink.h"
 #include "stack.h"
 #include "symbols.h"
 #include "sys.h"
@@ -396,72 +397,26 @@ static void fence_all_threads(void)
 	atomic_thread_fence(memory_order_seq_cst);
 }
 
-/* stop_writing ends tracing after a problem with the trace file. */
-static void stop_writing(int close_fd)
-{
-	atomic_store(&gt.on, 0);
-	if (close_fd)
-		close(gt.fd);
-	gt.fd = -1;
-}
-
-/* file_usable checks that gt.fd is still the trace file we opened and that
- * it is still reachable, warning once and stopping tracing when not. */
-static int file_usable(void)
-{
-	if (gt.fd < 0)
-		return 0;
-	struct stat st;
-	if (syscall(SYS_fstat, gt.fd, &st) != 0 || st.st_dev != gt.out_dev || st.st_ino != gt.out_ino) {
-		gt_warn("the program closed or replaced the trace file %s; tracing stops, the program goes on",
-			gt.out_path);
-		stop_writing(0);
-		return 0;
-	}
-	if (S_ISREG(st.st_mode) && st.st_nlink == 0) {
-		gt_warn("the trace file %s was deleted; tracing stops, the program goes on", gt.out_path);
-		stop_writing(1);
-		return 0;
-	}
-	return 1;
-}
-
-static void write_failed(int err)
-{
-	gt_warn("cannot write the trace to %s: %s; tracing stops, the program goes on", gt.out_path,
-		strerror(err));
-	stop_writing(1);
-}
-
-/* write_out writes a complete generation, or keeps it in the flight
- * recorder's ring, which the final generation then writes out whole. */
+/* write_out writes a complete generation (core/sink.h), or keeps it in the
+ * flight recorder's ring, which the final generation then writes out whole. */
 static void write_out(struct out *o, uint64_t old, uint64_t start_ts, uint64_t end_ts, int final)
 {
+	struct gt_sink_file f;
 	if (!gt.flight_bytes) {
-		if (!file_usable())
-			return;
-		/* A generation written in part (a full disk) is cut off again,
-		 * so the file ends with the last complete one. */
-		off_t at = lseek(gt.fd, 0, SEEK_CUR);
-		int err = gt_write_all(gt.fd, o->iov, o->n);
-		if (err) {
-			if (at >= 0 && ftruncate(gt.fd, at) == 0)
-				lseek(gt.fd, at, SEEK_SET);
-			write_failed(err);
-		}
+		if (gt_sink_begin(&f) == 0)
+			gt_sink_generation(&f, o->iov, o->n);
+		gt_sink_end(&f);
 		return;
 	}
 	gt_flight_keep(old, start_ts, end_ts, o->iov, o->n);
-	if (!final || !file_usable())
+	if (!final)
 		return;
-	int err = gt_flight_write(gt.fd);
-	if (err) {
-		write_failed(err);
-		return;
+	if (gt_sink_begin(&f) == 0 && gt_flight_write(&f) == 0) {
+		char what[96];
+		gt_flight_describe(what, sizeof what);
+		gt_warn("flight recorder: %s written to %s", what, f.path);
 	}
-	char what[96];
-	gt_flight_describe(what, sizeof what);
-	gt_warn("flight recorder: %s written to %s", what, gt.out_path);
+	gt_sink_end(&f);
 }
 
 /* advance ends the generation in progress. pre: advance_lock held, the
@@ -526,6 +481,7 @@ static void advance(int final)
 	struct stack_dump sd = { .tb = { .o = &o, .section = GT_EV_STACKS, .gen = old, .m = GT_NO_THREAD, .ts = ts },
 				 .strings = strings };
 	sd.main_id = str_id(strings, "main");
+	str_id(strings, gt.identity); /* which process this is, in every generation */
 	gt_idmap_each(&gt.stacks[old & 1].map, dump_stack, &sd);
 	tb_close(&sd.tb);
 
@@ -578,25 +534,33 @@ static void advance(int final)
 	}
 }
 
+uint64_t gt_advance_next_due(void)
+{
+	return gen_start_ts + gt.period_ns;
+}
+
+void gt_advance_locked(int kind)
+{
+	if (getpid() != gt.pid || gt.finished)
+		return; /* a vfork child shares our memory, not our trace */
+	gt_clock_check(); /* the TSC trace clock's calibration (core/clock.h) */
+	if (kind == GT_ADV_SNAPSHOT && !gt.flight_bytes)
+		kind = GT_ADV_NEXT;
+	advance(kind == GT_ADV_FINAL);
+	if (kind == GT_ADV_SNAPSHOT)
+		gt_flight_snapshot();
+}
+
 void gt_advance(int final)
 {
-	if (getpid() != gt.pid)
-		return; /* a child that inherited our memory without our handlers */
-	gt_clock_check(); /* the TSC trace clock's calibration (core/clock.h) */
 	gt_lock(&gt.advance_lock);
-	if (!gt.finished)
-		advance(final);
+	gt_advance_locked(final ? GT_ADV_FINAL : GT_ADV_NEXT);
 	gt_unlock(&gt.advance_lock);
 }
 
 void gt_advance_snapshot(void)
 {
-	if (getpid() != gt.pid || !gt.flight_bytes)
-		return;
 	gt_lock(&gt.advance_lock);
-	if (!gt.finished) {
-		advance(0);
-		gt_flight_snapshot();
-	}
+	gt_advance_locked(GT_ADV_SNAPSHOT);
 	gt_unlock(&gt.advance_lock);
 }

@@ -16,6 +16,17 @@ void gt_advance(int final);
  * snapshot file (core/flight.h). */
 void gt_advance_snapshot(void);
 
+/* What a switch does: end the generation; end it and write nothing after
+ * (exit, death, exec); end it and write a flight-recorder snapshot. */
+enum { GT_ADV_NEXT, GT_ADV_FINAL, GT_ADV_SNAPSHOT };
+
+/* gt_advance_locked does one switch of that kind. pre: gt.advance_lock held
+ * (core/inline.c takes it with a trylock). */
+void gt_advance_locked(int kind);
+
+/* gt_advance_next_due: when the generation in progress should end. */
+uint64_t gt_advance_next_due(void);
+
 /* gt_advance_start records when generation 1 began (for its sync batch). */
 void gt_advance_start(uint64_t ts);
 

@@ -3,11 +3,14 @@
 
 #include <errno.h>
 #include <sched.h>
+#include <string.h>
 
 #include "../encoder/writer.h"
 #include "chunk.h"
 #include "section.h"
 #include "hash.h"
+#include "identity.h"
+#include "inline.h"
 #include "clock.h"
 #include "log.h"
 #include "pressure.h"
@@ -355,9 +358,17 @@ void gt_main_begin(struct gt_thread *t)
 		goto out;
 	proc_status(&s, ts, GT_P_RUNNING);
 	uintptr_t main_pc = GT_PC_MAIN;
-	ev4(s.b, GT_EV_GO_STATUS_STACK, ts, t->g, t->m, GT_G_RUNNING, gt_stack_id(t, s.gen, &main_pc, 1));
+	uint64_t main_stk = gt_stack_id(t, s.gen, &main_pc, 1);
+	ev4(s.b, GT_EV_GO_STATUS_STACK, ts, t->g, t->m, GT_G_RUNNING, main_stk);
 	t->g_seq = 0;
 	born(&s, GT_T_RUNNING);
+	/* Which process this is, where `go tool trace` shows it (core/identity.h). */
+	const char *who = gt.identity + sizeof GT_IDENTITY_PREFIX;
+	struct gt_strtab *st = &gt.strings[s.gen & 1];
+	uint64_t cat = gt_strtab_put(st, GT_IDENTITY_PREFIX, sizeof GT_IDENTITY_PREFIX - 1);
+	uint64_t msg = gt_strtab_put(st, who, strlen(who));
+	if (cat && msg)
+		ev4(s.b, GT_EV_USER_LOG, ts, 0, cat, msg, main_stk);
 	section_close(&s);
 out:
 	t->inside--;
@@ -436,14 +447,32 @@ void gt_call_begin_slow(struct gt_thread *t, int kind, uintptr_t site, uintptr_t
 	atomic_store_explicit(&t->call_t0, gt_now(), memory_order_release);
 }
 
+/* switch_during_call: a generation fell due while t waited in a call and no
+ * flusher converted it: t switches now, the call still pending, so the
+ * switch writes the call's beginning into the generation it began in, with
+ * the full stack taken here (gt_call_convert), and t writes only its end. */
+static void switch_during_call(struct gt_thread *t)
+{
+	int saved = errno;
+	t->block_n = gt_stack_capture(t->block_pcs, t->call_site);
+	t->call_stack = 1;
+	gt_inline_advance(t);
+	t->call_stack = 0;
+	errno = saved;
+}
+
 void gt_call_end(struct gt_thread *t)
 {
+	t->quiet--; /* the call is over: from here on this is tracer work */
+	uint64_t now = gt_now();
+	if (__builtin_expect(now >= atomic_load_explicit(&gt_inline_due, memory_order_relaxed), 0) &&
+	    atomic_load_explicit(&t->call_t0, memory_order_relaxed) != 0)
+		switch_during_call(t);
 	uint64_t v = atomic_exchange_explicit(&t->call_t0, 0, memory_order_acq_rel);
 	if (v == 0) {
 		t->inside--;
 		return;
 	}
-	uint64_t now = gt_now();
 	if (__builtin_expect(v < GT_CALL_CLAIMED && now - v < GT_SHORT_WAIT_NS, 1)) {
 		t->inside--;
 		return;
@@ -508,16 +537,26 @@ int gt_call_convert(struct gt_thread *t, uint64_t old, uint64_t ts, int wrote_st
 		p->seq = 0;
 		t->g_seq = 0;
 	}
-	uintptr_t pcs[2] = { t->call_site, t->call_caller };
+	/* The flusher cannot unwind another thread's stack: the interposed
+	 * function and its caller. The thread itself (switch_during_call) has
+	 * taken its whole stack. */
+	uintptr_t two[2] = { t->call_site, t->call_caller };
+	const uintptr_t *pcs = two;
 	unsigned n = t->call_caller ? 2 : 1;
+	if (t->call_stack && t->block_n) {
+		pcs = t->block_pcs;
+		n = t->block_n;
+	}
 	uint64_t stk = gt_stacktab_put(&gt.stacks[old & 1], gt_hash_words(pcs, n), pcs, n);
 	if (t->call_kind == GT_CALL_NETWORK) {
 		ev2(b, GT_EV_GO_BLOCK, v, GT_STR_NETWORK, stk);
 		t->state = GT_T_BLOCKED;
 		t->block_ts = v;
-		t->block_pcs[0] = pcs[0];
-		t->block_pcs[1] = pcs[1];
-		t->block_n = n;
+		if (pcs == two) {
+			t->block_pcs[0] = two[0];
+			t->block_pcs[1] = two[1];
+			t->block_n = n;
+		}
 		t->wait_key = 0;
 	} else {
 		ev2(b, GT_EV_GO_SYSCALL_BEGIN, v, ++p->seq, stk);

@@ -78,6 +78,7 @@ void gt_call_end(struct gt_thread *t);
 static inline void gt_call_begin(struct gt_thread *t, int kind, uintptr_t site, uintptr_t caller)
 {
 	t->inside++;
+	t->quiet++;
 	if (__builtin_expect(t->state != GT_T_RUNNING, 0)) {
 		gt_call_begin_slow(t, kind, site, caller);
 		return;

@@ -11,6 +11,7 @@
 #include "../encoder/writer.h"
 #include "log.h"
 #include "region.h"
+#include "sink.h"
 #include "sys.h"
 #include "tracer.h"
 
@@ -85,19 +86,15 @@ void gt_flight_keep(uint64_t gen, uint64_t start_ts, uint64_t end_ts, const stru
 	}
 }
 
-int gt_flight_write(int fd)
+int gt_flight_write(struct gt_sink_file *f)
 {
-	struct iovec iov[64];
-	int n = 0;
+	/* One generation at a time: a write cut short (a full disk) leaves the
+	 * file ending with the last generation that fit (core/sink.h). */
 	for (struct kept *k = oldest; k; k = k->next) {
-		iov[n].iov_base = k->data;
-		iov[n].iov_len = k->len;
-		if (++n == 64 || !k->next) {
-			int err = gt_write_all(fd, iov, n);
-			if (err)
-				return err;
-			n = 0;
-		}
+		struct iovec iov = { k->data, k->len };
+		int err = gt_sink_generation(f, &iov, 1);
+		if (err)
+			return err;
 	}
 	return 0;
 }
@@ -111,24 +108,18 @@ void gt_flight_describe(char *buf, unsigned long len)
 
 void gt_flight_snapshot(void)
 {
-	char path[sizeof gt.out_path + 32];
-	snprintf(path, sizeof path, "%s.snap%u", gt.out_path, ++snapshots);
-	int fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0666);
-	if (fd < 0) {
-		gt_warn("flight recorder: cannot write a snapshot to %s: %s", path, strerror(errno));
-		return;
-	}
-	uint8_t hdr[GT_HEADER_LEN];
-	gt_write_header(hdr, gt.format);
-	struct iovec h = { hdr, sizeof hdr };
-	int err = gt_write_all(fd, &h, 1);
+	char path[4096 + 32];
+	snprintf(path, sizeof path, "%s.snap%u", gt_sink_path(), ++snapshots);
+	struct gt_sink_file f;
+	int err = gt_sink_begin_new(&f, path);
 	if (!err)
-		err = gt_flight_write(fd);
-	close(fd);
+		err = gt_flight_write(&f);
+	gt_sink_end(&f);
 	char what[96];
 	gt_flight_describe(what, sizeof what);
 	if (err)
-		gt_warn("flight recorder: cannot write a snapshot to %s: %s", path, strerror(err));
+		gt_warn("flight recorder: cannot write a whole snapshot to %s: %s%s", path, strerror(err),
+			f.committed > GT_HEADER_LEN ? " (the generations that fit are there)" : "");
 	else
 		gt_warn("flight recorder: %s written to %s", what, path);
 }

@@ -22,9 +22,10 @@
  * older ones unusable. */
 void gt_flight_keep(uint64_t gen, uint64_t start_ts, uint64_t end_ts, const struct iovec *iov, int n);
 
-/* gt_flight_write writes every kept generation, oldest first, to fd after
- * whatever it holds (the header). Returns 0 or an errno value. */
-int gt_flight_write(int fd);
+/* gt_flight_write appends every kept generation, oldest first, to the trace
+ * file f (core/sink.h). Returns 0 or an errno value. */
+struct gt_sink_file;
+int gt_flight_write(struct gt_sink_file *f);
 
 /* gt_flight_describe formats "the last 9.8s (10 generations, 3.2 MB)". */
 void gt_flight_describe(char *buf, unsigned long len);

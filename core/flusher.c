@@ -1,36 +1,81 @@
-/* flusher.c — the flusher thread: never traced, wakes every GOTRACE_PERIOD
- * and writes the generation that just ended. */
+/* flusher.c — the flusher thread: started with the program's second thread,
+ * never traced, writes the generation that just ended every period
+ * (flusher.h). */
 #include "flusher.h"
 
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "advance.h"
 #include "clock.h"
+#include "inline.h"
+#include "lock.h"
+#include "log.h"
 #include "real.h"
+#include "sink.h"
 #include "sys.h"
 #include "thread.h"
 
+#ifndef CLOSE_RANGE_UNSHARE
+#define CLOSE_RANGE_UNSHARE (1U << 1)
+#endif
+
+/* Start and stop are serialized; requests are atomics the thread reads. */
+static gt_lock_t life_lock = GT_LOCK_INIT;
+static pthread_t thread;
+static _Atomic int running;        /* the thread exists and was not asked to stop */
 static _Atomic int stop;
-static _Atomic int running;
 static _Atomic int final_requested;
+static _Atomic int final_done;
 static _Atomic int early;          /* a generation grew big: end it now */
-static _Atomic int wake_word;      /* the futex the flusher sleeps on */
 static _Atomic int snapshots;      /* flight-recorder snapshots asked for */
+static _Atomic int wake_word;      /* the futex the flusher sleeps on */
+static _Atomic int ready;          /* 1: own table set up; -1: it failed */
+static _Atomic int tid;            /* the flusher's thread id, 0 when none */
 
 static void poke(void)
 {
 	atomic_fetch_add(&wake_word, 1);
 	gt_futex_wake(&wake_word, 1);
 }
-static _Atomic int final_done;
+
+/* private_table gives the flusher a descriptor table of its own holding
+ * nothing of the program's (only the stream output, if any, at keep). */
+static int private_table(int keep)
+{
+	if (syscall(SYS_unshare, CLONE_FILES) != 0)
+		return -1;
+	if (keep < 0) {
+		syscall(SYS_close_range, 0U, ~0U, 0U);
+	} else {
+		if (keep > 0)
+			syscall(SYS_close_range, 0U, (unsigned)keep - 1, 0U);
+		syscall(SYS_close_range, (unsigned)keep + 1, ~0U, 0U);
+	}
+	return 0;
+}
 
 static void *flusher_main(void *arg)
 {
 	(void)arg;
 	gt_self.inside = 1; /* invariant 6: the flusher is never traced */
-	uint64_t next = gt_now() + gt.period_ns;
+	atomic_store(&tid, gt_gettid());
+	if (private_table(gt_sink_stream() ? gt_sink_stream_fd() : -1) != 0) {
+		atomic_store(&ready, -1);
+		gt_futex_wake(&ready, INT32_MAX);
+		return NULL;
+	}
+	gt_log_private_table();
+	gt_sink_hold();
+	atomic_store(&ready, 1);
+	gt_futex_wake(&ready, INT32_MAX);
+	uint64_t next = gt_advance_next_due();
 	while (!atomic_load(&stop)) {
 		int w = atomic_load(&wake_word);
 		if (atomic_load(&final_requested)) {
@@ -61,38 +106,106 @@ static void *flusher_main(void *arg)
 		if (next < gt_now())
 			next = gt_now() + gt.period_ns; /* fell behind: do not burst */
 	}
-	atomic_store(&running, 0);
+	gt_sink_release();
+	atomic_store(&tid, 0);
 	return NULL;
 }
 
-int gt_flusher_start(void)
+/* start: pre: life_lock held, no flusher. */
+static int start(void)
 {
 	sigset_t all, old;
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	pthread_t th;
-	pthread_attr_t attr;
-	pthread_attr_init(&attr);
-	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	atomic_store(&running, 1);
-	int err = GT_REAL(pthread_create)(&th, &attr, flusher_main, NULL);
-	if (err)
-		atomic_store(&running, 0);
-	pthread_attr_destroy(&attr);
+	atomic_store(&stop, 0);
+	atomic_store(&ready, 0);
+	int err = GT_REAL(pthread_create)(&thread, NULL, flusher_main, NULL);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (err == 0)
-		GT_REAL(pthread_setname_np)(th, "gotrace-flush");
+	if (err)
+		return err;
+	/* Wait for its own table: until then it holds copies of the program's
+	 * descriptors (a pipe's reader would not see the end of a pipe the
+	 * program closes). Microseconds. */
+	while (atomic_load(&ready) == 0)
+		gt_futex_wait(&ready, 0, NULL);
+	if (atomic_load(&ready) < 0) {
+		GT_REAL(pthread_join)(thread, NULL);
+		return EPERM;
+	}
+	GT_REAL(pthread_setname_np)(thread, "gotrace-flush");
+	atomic_store(&running, 1);
+	int snaps = 0;
+	if (gt_inline_flusher(1, &snaps))
+		atomic_store(&early, 1);
+	if (snaps)
+		atomic_fetch_add(&snapshots, snaps);
+	poke();
+	return 0;
+}
+
+int gt_flusher_ensure(void)
+{
+	if (atomic_load_explicit(&running, memory_order_acquire))
+		return 0;
+	int saved = errno;
+	gt_lock(&life_lock);
+	int err = 0;
+	if (!atomic_load(&running) && atomic_load(&gt.on) && !gt.finished) {
+		err = start();
+		static int warned;
+		if (err && !warned++)
+			gt_warn("cannot start the flusher thread (%s); generations are written by the program's threads",
+				err == EPERM ? "no private descriptor table" : "pthread_create failed");
+	}
+	gt_unlock(&life_lock);
+	errno = saved;
 	return err;
+}
+
+/* halt asks the thread to stop and waits until it is gone from the kernel
+ * (pthread_join: its tid cleared). pre: life_lock held, it runs. */
+static void halt(void)
+{
+	atomic_store(&stop, 1);
+	poke();
+	GT_REAL(pthread_join)(thread, NULL);
+	atomic_store(&running, 0);
+	gt_inline_flusher(0, NULL);
+}
+
+void gt_flusher_alone(void)
+{
+	if (gt_sink_stream() || !atomic_load(&running))
+		return;
+	int saved = errno;
+	gt_lock(&life_lock);
+	if (atomic_load(&running))
+		halt();
+	gt_unlock(&life_lock);
+	errno = saved;
+}
+
+void gt_flusher_stop_for_exit(void)
+{
+	/* The destructor writes the final generation itself (advance_lock
+	 * orders it after any switch the flusher is doing); the thread just
+	 * stops switching. Not joined: exit ends it. */
+	atomic_store(&stop, 1);
+	poke();
+	atomic_store(&running, 0);
 }
 
 void gt_flusher_forget_after_fork(void)
 {
+	gt_lock_reset(&life_lock);
 	atomic_store(&stop, 0);
 	atomic_store(&running, 0);
 	atomic_store(&final_requested, 0);
 	atomic_store(&early, 0);
 	atomic_store(&final_done, 0);
 	atomic_store(&snapshots, 0);
+	atomic_store(&tid, 0);
+	gt_inline_flusher(0, NULL);
 }
 
 int gt_flusher_running(void)
@@ -102,37 +215,37 @@ int gt_flusher_running(void)
 
 void gt_flusher_snapshot(void)
 {
-	atomic_fetch_add(&snapshots, 1);
-	poke();
+	if (gt_flusher_running()) {
+		atomic_fetch_add(&snapshots, 1);
+		poke();
+		return;
+	}
+	gt_inline_request_snapshot();
+	gt_inline_try_now(&gt_self, 0); /* at once if this thread can */
 }
 
 void gt_flusher_generation_full(void)
 {
-	if (!atomic_exchange(&early, 1))
+	if (!atomic_exchange(&early, 1) && gt_flusher_running())
 		poke();
-}
-
-void gt_flusher_stop(void)
-{
-	atomic_store(&stop, 1);
-	poke();
+	gt_inline_request_early(); /* no flusher: the next event switches */
 }
 
 void gt_flusher_final(int timeout_ms)
 {
-	if (!atomic_load(&running) || atomic_load(&stop)) {
-		gt_advance(1);
+	if (atomic_load(&running) && !atomic_load(&stop) && atomic_load(&tid) != gt_gettid()) {
+		atomic_store(&final_requested, 1);
+		poke();
+		uint64_t deadline = gt_now() + (uint64_t)timeout_ms * 1000000ull;
+		while (!atomic_load(&final_done)) {
+			uint64_t now = gt_now();
+			if (now >= deadline)
+				return;
+			uint64_t left = deadline - now;
+			struct timespec rel = { (time_t)(left / 1000000000ull), (long)(left % 1000000000ull) };
+			gt_futex_wait(&final_done, 0, &rel);
+		}
 		return;
 	}
-	atomic_store(&final_requested, 1);
-	poke();
-	uint64_t deadline = gt_now() + (uint64_t)timeout_ms * 1000000ull;
-	while (!atomic_load(&final_done)) {
-		uint64_t now = gt_now();
-		if (now >= deadline)
-			return;
-		uint64_t left = deadline - now;
-		struct timespec rel = { (time_t)(left / 1000000000ull), (long)(left % 1000000000ull) };
-		gt_futex_wait(&final_done, 0, &rel);
-	}
+	gt_inline_switch(&gt_self, gt_self.state == GT_T_DEAD, GT_ADV_FINAL, timeout_ms);
 }

@@ -2,11 +2,13 @@
  * metric. */
 #include "heap.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <string.h>
 
 #include "clock.h"
 #include "hash.h"
+#include "log.h"
 #include "section.h"
 #include "region.h"
 #include "stack.h"
@@ -183,38 +185,47 @@ static void metric_write(struct section *s, uint64_t ts, uint64_t last)
 void gt_heap_alloc(struct gt_thread *t, void *p, size_t size, size_t usable_size, uintptr_t site, uintptr_t ra,
 		   uintptr_t cfa)
 {
-	t->inside++;
 	account(t, (int64_t)usable_size);
 	if (gt_announced(t) != 0)
-		goto out;
+		return;
 	struct gt_stack stack;
 	gt_stack_take_at(&stack, site, ra, cfa);
 	uint64_t ts = gt_now();
 	struct section s;
 	if (!gt_section_open(&s, t, ts))
-		goto out;
+		return;
 	uint64_t stk = gt_stack_take_id(t, s.gen, &stack);
 	uint64_t ty = type_id(t, s.gen, size, stk, &stack);
 	ev2(s.b, GT_EV_HEAP_OBJECT_ALLOC, ts, ((uintptr_t)p - GT_HEAP_MIN_ADDR) / GT_HEAP_ALIGN, ty);
 	metric(&s, ts);
 	section_close(&s);
-out:
-	t->inside--;
 }
 
 void gt_heap_free(struct gt_thread *t, void *p, size_t usable_size)
 {
-	t->inside++;
 	account(t, -(int64_t)usable_size);
 	if (gt_announced(t) != 0)
-		goto out;
+		return;
 	uint64_t ts = gt_now();
 	struct section s;
 	if (!gt_section_open(&s, t, ts))
-		goto out;
+		return;
 	ev1(s.b, GT_EV_HEAP_OBJECT_FREE, ts, ((uintptr_t)p - GT_HEAP_MIN_ADDR) / GT_HEAP_ALIGN);
 	metric(&s, ts);
 	section_close(&s);
-out:
-	t->inside--;
+}
+
+void gt_heap_check_allocator(void)
+{
+	if (!gt.malloc_events)
+		return;
+	/* The first malloc in the global scope is the one the program calls:
+	 * ours (inside this library's mapping) or another preloaded one. */
+	uintptr_t first = (uintptr_t)dlsym(RTLD_DEFAULT, "malloc");
+	if (!first || (first >= gt.self_lo && first < gt.self_hi))
+		return;
+	Dl_info di;
+	const char *who = dladdr((void *)first, &di) && di.dli_fname && *di.dli_fname ? di.dli_fname : "another library";
+	gt_warn("malloc comes from %s, which is ahead of libgotrace.so in LD_PRELOAD: heap events are not recorded "
+		"(put libgotrace.so first to record them)", who);
 }

@@ -21,6 +21,9 @@ static inline struct gt_thread *gt_heap_enter(void)
 	return t && gt.malloc_events ? t : NULL;
 }
 
+/* gt_heap_alloc and gt_heap_free: pre: the caller raised t->inside once
+ * (interpose/malloc.c holds it raised across the real allocator call). */
+
 /* gt_heap_alloc: p (usable_size bytes) was allocated for size bytes by the
  * allocation function at site, called from return address ra with CFA cfa
  * (GT_RA, GT_CFA in the wrapper: the remembered stack's key). */
@@ -29,5 +32,9 @@ void gt_heap_alloc(struct gt_thread *t, void *p, size_t size, size_t usable_size
 
 /* gt_heap_free: p (usable_size bytes) is about to be freed. */
 void gt_heap_free(struct gt_thread *t, void *p, size_t usable_size);
+
+/* gt_heap_check_allocator: at start, say in one line when another
+ * allocator's malloc comes before ours (heap events cannot be recorded). */
+void gt_heap_check_allocator(void);
 
 #endif

@@ -18,10 +18,14 @@
 #include "flusher.h"
 #include "flight.h"
 #include "fork.h"
+#include "heap.h"
+#include "identity.h"
+#include "inline.h"
 #include "log.h"
 #include "pressure.h"
 #include "real.h"
 #include "signals.h"
+#include "sink.h"
 #include "stack.h"
 #include "thread.h"
 #include "wake.h"
@@ -37,13 +41,10 @@
 struct gt_tracer gt = {
 	.gen = 1,
 	.next_g = 2, /* 1 is the main thread */
-	.fd = -1,
 };
 
 static pthread_key_t exit_key;
 static int initialized;
-
-static _Atomic int main_exited;
 
 static void thread_exit_hook(void *v)
 {
@@ -51,20 +52,15 @@ static void thread_exit_hook(void *v)
 	(void)v;
 	if (!t->registered || t->state == GT_T_DEAD)
 		return;
-	if (t->g == 1)
-		atomic_store(&main_exited, 1);
 	gt_thread_end(t);
-	/* After main's pthread_exit the process ends when its last thread
-	 * does; the flusher must not be that thread. When no traced thread is
-	 * left, it steps aside, and the last thread's exit(0) writes the final
-	 * generation (gt_fini). */
-	if (atomic_load(&main_exited)) {
-		gt_lock(&gt.reg_lock);
-		int none = gt.threads == NULL;
-		gt_unlock(&gt.reg_lock);
-		if (none)
-			gt_flusher_stop();
-	}
+	/* Back to one thread (or none, after main's pthread_exit): the
+	 * flusher goes before this thread is gone, so the program is
+	 * single-threaded again when it can tell (core/flusher.h). */
+	gt_lock(&gt.reg_lock);
+	unsigned left = gt.nthreads;
+	gt_unlock(&gt.reg_lock);
+	if (left <= 1)
+		gt_flusher_alone();
 }
 
 /* gt_thread_watch_exit makes the calling thread's exit run the hook. */
@@ -80,72 +76,16 @@ static void warn_line(const char *line, void *arg)
 	gt_warn_line(line);
 }
 
-int gt_open_trace(int later_image)
+/* start_tracing: the first generation begins with the calling thread as
+ * goroutine 1. Without a flusher, the thread's own events end generations
+ * (core/inline.h). */
+static void start_tracing(struct gt_thread *t)
 {
-	pid_t pid = getpid();
-	char path[sizeof gt.out_path - 32];
-	if (gt_config_expand_out(gt.out_pattern, pid, path, sizeof path) != 0) {
-		gt_warn("GOTRACE_OUT=\"%s\" is not a usable path; the program runs untraced", gt.out_pattern);
-		return -1;
-	}
-	/* With %p in the pattern a later process already has a name of its own. */
-	int own_name = strstr(gt.out_pattern, "%p") != NULL;
-	int flags = O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW;
-	int fd;
-	if (!later_image) {
-		snprintf(gt.out_path, sizeof gt.out_path, "%s", path);
-		fd = (int)syscall(SYS_openat, AT_FDCWD, gt.out_path, flags | O_TRUNC, 0666);
-	} else {
-		/* A process started from a traced one: its own file, never
-		 * someone else's (pid first, then .1, .2 ... if taken). */
-		fd = -1;
-		for (int k = own_name ? -1 : 0; k < 100 && fd < 0; k++) {
-			if (k < 0)
-				snprintf(gt.out_path, sizeof gt.out_path, "%s", path);
-			else if (own_name) /* the pid is in the name already */
-				snprintf(gt.out_path, sizeof gt.out_path, "%s.%d", path, k + 1);
-			else if (k == 0)
-				snprintf(gt.out_path, sizeof gt.out_path, "%s.%d", path, (int)pid);
-			else
-				snprintf(gt.out_path, sizeof gt.out_path, "%s.%d.%d", path, (int)pid, k);
-			fd = (int)syscall(SYS_openat, AT_FDCWD, gt.out_path, flags | O_EXCL, 0666);
-			if (fd < 0 && errno != EEXIST)
-				break;
-		}
-	}
-	if (fd < 0) {
-		gt_warn("cannot open the trace file %s: %s; the program runs untraced", gt.out_path,
-			strerror(errno));
-		return -1;
-	}
-	/* Keep the trace out of the way of the program's own descriptors:
-	 * a high number, and its identity remembered so that a program that
-	 * closes every fd and opens its own file on ours is never written to
-	 * (core/advance.c checks before each write). */
-	int hi = (int)syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, 900);
-	if (hi >= 0) {
-		close(fd);
-		fd = hi;
-	}
-	struct stat st;
-	if (syscall(SYS_fstat, fd, &st) == 0) {
-		gt.out_dev = st.st_dev;
-		gt.out_ino = st.st_ino;
-	}
-	if (!later_image)
-		setenv(CLAIMED_ENV, "1", 1); /* before any thread: see gt_init */
-	uint8_t hdr[GT_HEADER_LEN];
-	gt_write_header(hdr, gt.format);
-	struct iovec iov = { hdr, sizeof hdr };
-	int err = gt_write_all(fd, &iov, 1);
-	if (err) {
-		gt_warn("cannot write the trace file %s: %s; the program runs untraced", gt.out_path, strerror(err));
-		close(fd);
-		return -1;
-	}
-	gt.fd = fd;
-	gt.pid = (int)pid;
-	return 0;
+	gt.finished = 0;
+	gt_advance_start(gt_now());
+	gt_inline_flusher(0, NULL);
+	atomic_store(&gt.on, 1);
+	gt_main_begin(t);
 }
 
 /* gt_child_restart: the child of fork starts a trace of its own (see
@@ -155,12 +95,10 @@ void gt_child_restart(void)
 {
 	struct gt_thread *t = &gt_self;
 	int was_on = atomic_load(&gt.on) && !gt.finished;
-	if (gt.fd >= 0)
-		close(gt.fd); /* the parent's file: never written from here */
-	gt.fd = -1;
 	gt_flusher_forget_after_fork();
 	gt_flight_forget();
 	gt_pressure_forget_after_fork();
+	gt_sink_forget_after_fork();
 	atomic_store(&gt.on, 0);
 	gt.finished = 1;
 	if (!was_on)
@@ -175,31 +113,26 @@ void gt_child_restart(void)
 		gt_typetab_reset(&gt.types[i]);
 	}
 	gt.threads = NULL;
+	gt.nthreads = 0;
 	gt.pending_labels = NULL;
 	gt.free_procs = NULL;
 	gt.next_p = 0;
 	gt.next_serial = 0;
 	atomic_store(&gt.next_g, 2);
-	atomic_store(&main_exited, 0);
 	gt_wake_reset();
 	memset(t, 0, sizeof *t);
 	t->inside = 1;
-	if (gt_open_trace(1) != 0) {
-		t->inside = 0;
-		return;
-	}
-	gt.finished = 0;
-	gt_advance_start(gt_now());
-	atomic_store(&gt.on, 1);
-	gt_main_begin(t);
-	int err = gt_flusher_start();
-	if (err)
-		gt_warn("cannot start the flusher thread: %s; the trace is written at exit only", strerror(err));
+	gt.pid = (int)getpid();
+	gt_identity_after_fork();
+	/* A file of its own, created with its first generation: OUT.<pid>. */
+	if (gt_sink_prepare(gt.out_pattern, 1) == 0)
+		start_tracing(t);
 	t->inside = 0;
 }
 
-__attribute__((constructor)) static void gt_init(void)
+__attribute__((constructor)) static void gt_init(int argc, char **argv, char **envp)
 {
+	(void)envp;
 	struct gt_thread *self = &gt_self;
 	self->inside++;
 	gt_real_resolve();
@@ -227,23 +160,33 @@ __attribute__((constructor)) static void gt_init(void)
 		gt_typetab_init(&gt.types[i]);
 	}
 	snprintf(gt.out_pattern, sizeof gt.out_pattern, "%s", cfg.out);
-	if (gt_open_trace(secure_getenv(CLAIMED_ENV) != NULL) != 0) {
+	int later = secure_getenv(CLAIMED_ENV) != NULL;
+	if (gt_sink_prepare(gt.out_pattern, later) != 0) {
 		self->inside--;
 		return;
 	}
+	/* Processes started from this one write files of their own (before
+	 * any thread: setenv is not thread-safe). */
+	if (!later)
+		setenv(CLAIMED_ENV, "1", 1);
+	gt.pid = (int)getpid();
+	gt_identity_init(argc, argv);
 	gt_stack_init();
 	if (syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0)
 		gt.asym_fence = 1;
 	pthread_key_create(&exit_key, thread_exit_hook);
 	gt_fork_install();
 	initialized = 1;
-	gt_advance_start(gt_now());
-	atomic_store(&gt.on, 1);
-	gt_main_begin(self);
+	start_tracing(self);
 	gt_signals_install();
-	int err = gt_flusher_start();
-	if (err)
-		gt_warn("cannot start the flusher thread: %s; the trace is written at exit only", strerror(err));
+	gt_heap_check_allocator();
+	if (gt_sink_stream()) {
+		/* A FIFO or a device stays open in the flusher's own table for
+		 * the whole run (core/sink.h, invariant 3). */
+		if (gt_flusher_ensure() != 0)
+			atomic_store(&gt.on, 0);
+		gt_sink_stream_handed();
+	}
 	self->inside--;
 }
 
@@ -251,12 +194,14 @@ __attribute__((destructor)) static void gt_fini(void)
 {
 	if (!initialized || gt.finished || getpid() != gt.pid)
 		return;
-	gt_self.inside++;
 	atomic_store(&gt.on, 0);
-	gt_flusher_stop();
-	gt_advance(1);
-	if (gt.fd >= 0) {
-		close(gt.fd);
-		gt.fd = -1;
+	if (gt_sink_stream()) {
+		gt_flusher_final(10000); /* its descriptor keeps the reader's stream open */
+		return;
 	}
+	gt_flusher_stop_for_exit();
+	/* This thread may have ended its goroutine already (the last thread
+	 * of a process whose main called pthread_exit): its permanent raise of
+	 * `inside` is its own then. */
+	gt_inline_switch(&gt_self, gt_self.state == GT_T_DEAD, GT_ADV_FINAL, 10000);
 }

@@ -27,6 +27,13 @@ static inline void gt_lock(gt_lock_t *l)
 	gt_lock_slow(l);
 }
 
+/* gt_trylock takes l if it is free; 1 when taken. Never waits. */
+static inline int gt_trylock(gt_lock_t *l)
+{
+	int c = 0;
+	return atomic_compare_exchange_strong_explicit(&l->v, &c, 1, memory_order_acquire, memory_order_relaxed);
+}
+
 static inline void gt_unlock(gt_lock_t *l)
 {
 	if (atomic_exchange_explicit(&l->v, 0, memory_order_release) == 2)

@@ -9,4 +9,8 @@ void gt_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* gt_warn_line is gt_warn for an already formatted line (config warnings). */
 void gt_warn_line(const char *line);
 
+/* gt_log_private_table: the calling thread's descriptor table is not the
+ * program's (the flusher): warnings find the program's stderr another way. */
+void gt_log_private_table(void);
+
 #endif

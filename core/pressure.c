@@ -28,6 +28,8 @@ int gt_pressure_wait(void)
 	uint64_t returned = gt_chunk_returned();
 	gt_flusher_generation_full(); /* the queued chunks may all be this generation's */
 	while (atomic_load_explicit(&gt_chunk_pressure, memory_order_acquire)) {
+		if (!gt_flusher_running())
+			return 0; /* it stopped (one thread left): this thread switches (core/inline.h) */
 		if (!atomic_load_explicit(&gt.on, memory_order_relaxed)) {
 			atomic_fetch_add(&dropped, 1);
 			return -1;

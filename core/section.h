@@ -8,6 +8,7 @@
 
 #include "../encoder/writer.h"
 #include "chunk.h"
+#include "inline.h"
 #include "pressure.h"
 #include "thread.h"
 #include "tracer.h"
@@ -92,6 +93,10 @@ int gt_section_open_slow(struct section *s, struct gt_thread *t, uint64_t ts);
 
 static inline int gt_section_open(struct section *s, struct gt_thread *t, uint64_t ts)
 {
+	/* No flusher and a generation due: end it first, outside any section
+	 * (core/inline.h; invariant 2). One load while a flusher runs. */
+	if (__builtin_expect(ts >= atomic_load_explicit(&gt_inline_due, memory_order_relaxed), 0))
+		gt_inline_advance(t);
 	/* Over the event budget: wait for the flusher before the section
 	 * (core/pressure.h; invariant 2). */
 	if (__builtin_expect(atomic_load_explicit(&gt_chunk_pressure, memory_order_relaxed), 0) &&

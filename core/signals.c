@@ -30,8 +30,10 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
 	(void)si;
 	(void)uc;
 	int saved = errno;
-	gt_self.inside++;
+	/* Not raising gt_self.inside first: gt_flusher_final tells from it
+	 * whether this thread may write the final generation itself. */
 	gt_flusher_final(FINAL_WAIT_MS);
+	gt_self.inside++;
 	struct sigaction dfl;
 	memset(&dfl, 0, sizeof dfl);
 	dfl.sa_handler = SIG_DFL;

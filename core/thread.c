@@ -65,6 +65,11 @@ static void copy_label(struct gt_thread *t, const char *name)
 
 void gt_thread_register(struct gt_thread *t, uint64_t g, uintptr_t start_pc)
 {
+	/* Once per thread: a signal handler's wrapped call cannot get here
+	 * while registration is under way (the caller raised t->inside), and
+	 * a thread registered already stays as it is. */
+	if (t->registered)
+		return;
 	t->g = g ? g : atomic_fetch_add(&gt.next_g, 1);
 	t->m = (uint64_t)gt_gettid();
 	t->p = gt_proc_acquire();
@@ -77,6 +82,7 @@ void gt_thread_register(struct gt_thread *t, uint64_t g, uintptr_t start_pc)
 	if (gt.threads)
 		gt.threads->prev = t;
 	gt.threads = t;
+	gt.nthreads++;
 	t->registered = 1;
 	for (struct gt_pending_label **pp = &gt.pending_labels; *pp; pp = &(*pp)->next) {
 		if (pthread_equal((*pp)->th, t->self)) {
@@ -109,6 +115,7 @@ void gt_thread_unregister(struct gt_thread *t)
 		gt.threads = t->next;
 	if (t->next)
 		t->next->prev = t->prev;
+	gt.nthreads--;
 	t->registered = 0;
 	gt_unlock(&gt.reg_lock);
 	if (t->p) {

@@ -92,6 +92,11 @@ struct gt_thread {
 	 * flusher and dead threads: interposed calls then pass straight
 	 * through. */
 	int inside;
+	/* The part of `inside` raised by calls pending in the kernel
+	 * (gt_call_begin .. gt_call_end): they pass nested calls through but
+	 * leave the tracer's state consistent, so a generation switch may run
+	 * on the thread (core/inline.h) while only these are raised. */
+	int quiet;
 
 	/* Seqlock of the write section: odd while writing. The flusher waits
 	 * for it to move before it takes the thread's chunks. */
@@ -124,6 +129,7 @@ struct gt_thread {
 	 * when the flusher has written its beginning (core/emit.h). */
 	_Atomic uint64_t call_t0;
 	uint8_t call_kind;
+	uint8_t call_stack;   /* block_pcs holds the pending call's whole stack */
 	uintptr_t call_site, call_caller;
 
 	/* Thread start routine (exact pc) when the thread came through our

@@ -80,11 +80,9 @@ struct gt_tracer {
 	int flight_signal;     /* GOTRACE_FLIGHT_SIGNAL, 0 = none */
 	uint64_t buffer_chunks;    /* GOTRACE_BUFFER in chunks (core/pressure.h) */
 	uint64_t gen_full_chunks;  /* full chunks that end a generation early */
-	char out_pattern[4096]; /* GOTRACE_OUT as given */
-	char out_path[4096];   /* GOTRACE_OUT, %p expanded */
-	int fd;                /* the trace file, -1 when none */
-	int pid;               /* the process that owns it (not a vfork child) */
-	uint64_t out_dev, out_ino; /* its identity, checked before writes */
+	char out_pattern[4096]; /* GOTRACE_OUT as given; the file: core/sink.h */
+	int pid;               /* the process tracing (not a vfork child) */
+	char identity[2200];   /* "gotrace.process pid=..." (core/identity.h) */
 
 	/* The library's own mapping, skipped when unwinding. */
 	uintptr_t self_lo, self_hi;
@@ -98,6 +96,7 @@ struct gt_tracer {
 	 * section never takes it (invariant 2). */
 	gt_lock_t reg_lock;
 	struct gt_thread *threads;
+	unsigned nthreads;     /* registered threads: one means no flusher */
 	uint64_t next_serial;
 	struct gt_pending_label *pending_labels;
 

@@ -8,35 +8,85 @@
  * state): only the process that opened the trace writes it. */
 #include <stdarg.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "../core/advance.h"
+#include "../core/flusher.h"
+#include "../core/inline.h"
+#include "../core/sink.h"
 #include "interpose.h"
 
 extern char **environ;
 
-static void flush_before_image_ends(int final)
+#define CLAIMED_ENV "GOTRACE_CLAIMED"
+
+/* final_write: the image ends (_exit and the like): write the final
+ * generation. */
+static void final_write(void)
 {
-	struct gt_thread *t = &gt_self;
 	if (!atomic_load(&gt.on) || getpid() != gt.pid)
 		return;
-	t->inside++;
-	if (final)
-		atomic_store(&gt.on, 0);
-	gt_advance(final);
-	t->inside--;
+	atomic_store(&gt.on, 0);
+	gt_flusher_final(10000);
+}
+
+/* before_exec: the image may end in exec. An image that wrote a generation
+ * already writes the one in progress (the new image writes a file of its
+ * own); an image that wrote nothing yet leaves no file, and if it is the
+ * first image of the run it hands its name to the new one (*handover: drop
+ * the claim from the new image's environment). A vfork child shares our
+ * memory but is not us: it does nothing. */
+static void before_exec(int *handover)
+{
+	*handover = 0;
+	if (!atomic_load(&gt.on) || getpid() != gt.pid)
+		return;
+	if (!gt_sink_created() && !gt.flight_bytes) {
+		*handover = !gt_sink_later_image();
+		return;
+	}
+	/* The flight recorder's window is written whole; without it, the
+	 * generation in progress is, and tracing goes on if exec fails. */
+	gt_inline_switch(&gt_self, 0, gt.flight_bytes ? GT_ADV_FINAL : GT_ADV_NEXT, 10000);
+}
+
+/* without_claim returns envp without GOTRACE_CLAIMED, in memory of its own
+ * (mmap: fine in a vfork child), or envp itself when it has none. */
+static char *const *without_claim(char *const envp[], size_t *mapped)
+{
+	*mapped = 0;
+	if (!envp)
+		return envp;
+	size_t n = 0, hit = 0, len = sizeof CLAIMED_ENV - 1;
+	for (; envp[n]; n++)
+		hit += strncmp(envp[n], CLAIMED_ENV, len) == 0 && envp[n][len] == '=';
+	if (!hit)
+		return envp;
+	size_t bytes = (n + 1) * sizeof(char *);
+	char **v = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (v == MAP_FAILED)
+		return envp;
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!(strncmp(envp[i], CLAIMED_ENV, len) == 0 && envp[i][len] == '='))
+			v[k++] = envp[i];
+	v[k] = NULL;
+	*mapped = bytes;
+	return v;
 }
 
 GT_EXPORT void _exit(int status)
 {
-	flush_before_image_ends(1);
+	final_write();
 	GT_REAL(_exit)(status);
 	__builtin_unreachable();
 }
 
 GT_EXPORT void _Exit(int status)
 {
-	flush_before_image_ends(1);
+	final_write();
 	GT_REAL(_Exit)(status);
 	__builtin_unreachable();
 }
@@ -44,15 +94,32 @@ GT_EXPORT void _Exit(int status)
 /* quick_exit runs its own handlers, then ends like _exit (inside libc). */
 GT_EXPORT void quick_exit(int status)
 {
-	flush_before_image_ends(1);
+	final_write();
 	GT_REAL(quick_exit)(status);
 	__builtin_unreachable();
 }
 
+/* EXEC_WITH(call, envp): the exec call with envp stripped of the claim when
+ * the name is handed over; the copy is unmapped again if exec fails. */
+#define EXEC_WITH(envp, call_with)                                          \
+	do {                                                                \
+		int handover_;                                              \
+		before_exec(&handover_);                                    \
+		size_t mapped_ = 0;                                         \
+		char *const *env_ = handover_ ? without_claim((envp), &mapped_) : (envp); \
+		int r_ = call_with(env_);                                   \
+		int e_ = errno;                                             \
+		if (mapped_)                                                \
+			munmap((void *)env_, mapped_);                      \
+		errno = e_;                                                 \
+		return r_;                                                  \
+	} while (0)
+
 GT_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 {
-	flush_before_image_ends(0);
-	return GT_REAL(execve)(path, argv, envp);
+#define CALL(e) GT_REAL(execve)(path, argv, e)
+	EXEC_WITH(envp, CALL);
+#undef CALL
 }
 
 GT_EXPORT int execv(const char *path, char *const argv[])
@@ -62,8 +129,9 @@ GT_EXPORT int execv(const char *path, char *const argv[])
 
 GT_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 {
-	flush_before_image_ends(0);
-	return GT_REAL(execvpe)(file, argv, envp);
+#define CALL(e) GT_REAL(execvpe)(file, argv, e)
+	EXEC_WITH(envp, CALL);
+#undef CALL
 }
 
 GT_EXPORT int execvp(const char *file, char *const argv[])
@@ -73,8 +141,9 @@ GT_EXPORT int execvp(const char *file, char *const argv[])
 
 GT_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 {
-	flush_before_image_ends(0);
-	return GT_REAL(fexecve)(fd, argv, envp);
+#define CALL(e) GT_REAL(fexecve)(fd, argv, e)
+	EXEC_WITH(envp, CALL);
+#undef CALL
 }
 
 /* The execl family passes its arguments inline; libc's own versions call

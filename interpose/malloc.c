@@ -92,22 +92,48 @@ static size_t usable(void *p)
 
 /* --- recording ------------------------------------------------------------ */
 
-/* allocated records p; site, ra, cfa: the wrapper, its return address and
- * CFA (GT_ALLOCATED passes them). */
-static void *allocated(void *p, size_t size, uintptr_t site, uintptr_t ra, uintptr_t cfa)
+/* Every real allocator call of a traced thread runs with the thread's
+ * `inside` raised: a signal handler that interrupts it must neither record
+ * (its calls pass through) nor switch a generation on this thread (the
+ * switch allocates: core/inline.h). ALLOC(t, call) makes the call so. */
+#define ALLOC(t, call)                                                       \
+	({                                                                   \
+		if (t)                                                       \
+			(t)->inside++;                                       \
+		__typeof__(call) r_ = (call);                                \
+		r_;                                                          \
+	})
+
+/* allocated records p and lowers what ALLOC raised; site, ra, cfa: the
+ * wrapper, its return address and CFA (GT_ALLOCATED passes them). */
+static void *allocated(struct gt_thread *t, void *p, size_t size, uintptr_t site, uintptr_t ra, uintptr_t cfa)
 {
-	struct gt_thread *t;
-	if (p && (t = gt_heap_enter()) != NULL)
+	if (!t)
+		return p;
+	if (p && gt.malloc_events)
 		gt_heap_alloc(t, p, size, usable(p), site, ra, cfa);
+	t->inside--;
 	return p;
 }
-#define GT_ALLOCATED(p, size, fn) allocated((p), (size), (uintptr_t)(fn), GT_RA(), GT_CFA())
+#define GT_ALLOCATED(t, p, size, fn) allocated((t), (p), (size), (uintptr_t)(fn), GT_RA(), GT_CFA())
 
-static void freeing(void *p)
+/* freeing records the free of p before the real call; the thread stays
+ * raised until freed() after it. */
+static struct gt_thread *freeing(void *p)
 {
-	struct gt_thread *t = gt_heap_enter();
-	if (t)
+	struct gt_thread *t = gt_enter();
+	if (!t)
+		return NULL;
+	t->inside++;
+	if (gt.malloc_events)
 		gt_heap_free(t, p, usable(p));
+	return t;
+}
+
+static inline void freed(struct gt_thread *t)
+{
+	if (t)
+		t->inside--;
 }
 
 /* --- the wrappers ----------------------------------------------------------- */
@@ -116,7 +142,8 @@ GT_EXPORT void *malloc(size_t n)
 {
 	if (!real.malloc && !resolve())
 		return arena_alloc(n, 16);
-	return GT_ALLOCATED(real.malloc(n), n, malloc);
+	struct gt_thread *t = gt_enter();
+	return GT_ALLOCATED(t, ALLOC(t, real.malloc(n)), n, malloc);
 }
 
 GT_EXPORT void *calloc(size_t n, size_t size)
@@ -126,7 +153,8 @@ GT_EXPORT void *calloc(size_t n, size_t size)
 			return NULL;
 		return arena_alloc(n * size, 16); /* static memory: already zero */
 	}
-	return GT_ALLOCATED(real.calloc(n, size), n * size, calloc);
+	struct gt_thread *t = gt_enter();
+	return GT_ALLOCATED(t, ALLOC(t, real.calloc(n, size)), n * size, calloc);
 }
 
 GT_EXPORT void free(void *p)
@@ -135,8 +163,9 @@ GT_EXPORT void free(void *p)
 		return;
 	if (!real.malloc)
 		resolve();
-	freeing(p);
+	struct gt_thread *t = freeing(p);
 	real.free(p);
+	freed(t);
 }
 
 GT_EXPORT void free_sized(void *p, size_t n)
@@ -145,11 +174,12 @@ GT_EXPORT void free_sized(void *p, size_t n)
 		return;
 	if (!real.malloc)
 		resolve();
-	freeing(p);
+	struct gt_thread *t = freeing(p);
 	if (real.free_sized)
 		real.free_sized(p, n);
 	else
 		real.free(p);
+	freed(t);
 }
 
 GT_EXPORT void free_aligned_sized(void *p, size_t align, size_t n)
@@ -158,11 +188,12 @@ GT_EXPORT void free_aligned_sized(void *p, size_t align, size_t n)
 		return;
 	if (!real.malloc)
 		resolve();
-	freeing(p);
+	struct gt_thread *t = freeing(p);
 	if (real.free_aligned_sized)
 		real.free_aligned_sized(p, align, n);
 	else
 		real.free(p);
+	freed(t);
 }
 
 static void *arena_realloc(void *p, size_t n)
@@ -180,18 +211,22 @@ static void *arena_realloc(void *p, size_t n)
 static void *realloc_at(void *p, size_t n, void *(*call)(void *, size_t, size_t), size_t count, uintptr_t site,
 			uintptr_t ra, uintptr_t cfa)
 {
-	struct gt_thread *t = p ? gt_heap_enter() : NULL;
+	struct gt_thread *t = gt_enter();
+	if (t)
+		t->inside++;
+	int rec = t && gt.malloc_events;
 	size_t was = 0;
-	if (t) {
+	if (rec && p) {
 		was = usable(p);
 		gt_heap_free(t, p, was);
 	}
 	void *q = call(p, count, n);
-	if (q) {
-		allocated(q, count * n, site, ra, cfa);
-	} else if (t && count * n != 0) {
+	if (rec && q)
+		gt_heap_alloc(t, q, count * n, usable(q), site, ra, cfa);
+	else if (rec && p && count * n != 0)
 		gt_heap_alloc(t, p, was, was, site, ra, cfa);
-	}
+	if (t)
+		t->inside--;
 	return q;
 }
 
@@ -230,9 +265,9 @@ GT_EXPORT int posix_memalign(void **out, size_t align, size_t n)
 		*out = p;
 		return 0;
 	}
-	int r = real.posix_memalign(out, align, n);
-	if (r == 0)
-		GT_ALLOCATED(*out, n, posix_memalign);
+	struct gt_thread *t = gt_enter();
+	int r = ALLOC(t, real.posix_memalign(out, align, n));
+	GT_ALLOCATED(t, r == 0 ? *out : NULL, n, posix_memalign);
 	return r;
 }
 
@@ -240,28 +275,32 @@ GT_EXPORT void *aligned_alloc(size_t align, size_t n)
 {
 	if (!real.malloc && !resolve())
 		return arena_alloc(n, align);
-	return GT_ALLOCATED(real.aligned_alloc(align, n), n, aligned_alloc);
+	struct gt_thread *t = gt_enter();
+	return GT_ALLOCATED(t, ALLOC(t, real.aligned_alloc(align, n)), n, aligned_alloc);
 }
 
 GT_EXPORT void *memalign(size_t align, size_t n)
 {
 	if (!real.malloc && !resolve())
 		return arena_alloc(n, align);
-	return GT_ALLOCATED(real.memalign(align, n), n, memalign);
+	struct gt_thread *t = gt_enter();
+	return GT_ALLOCATED(t, ALLOC(t, real.memalign(align, n)), n, memalign);
 }
 
 GT_EXPORT void *valloc(size_t n)
 {
 	if (!real.malloc && !resolve())
 		return arena_alloc(n, 4096);
-	return GT_ALLOCATED(real.valloc(n), n, valloc);
+	struct gt_thread *t = gt_enter();
+	return GT_ALLOCATED(t, ALLOC(t, real.valloc(n)), n, valloc);
 }
 
 GT_EXPORT void *pvalloc(size_t n)
 {
 	if (!real.malloc && !resolve())
 		return arena_alloc(n, 4096);
-	return GT_ALLOCATED(real.pvalloc(n), n, pvalloc);
+	struct gt_thread *t = gt_enter();
+	return GT_ALLOCATED(t, ALLOC(t, real.pvalloc(n)), n, pvalloc);
 }
 
 GT_EXPORT size_t malloc_usable_size(void *p)

@@ -9,6 +9,7 @@
 #include <sched.h>
 #include <stdlib.h>
 
+#include "../core/flusher.h"
 #include "interpose.h"
 
 struct start {
@@ -23,13 +24,16 @@ struct start {
 __attribute__((noinline, optimize("no-optimize-sibling-calls"))) static void *trampoline(void *p)
 {
 	struct start *st = p;
+	/* Until the thread is registered, a signal handler's wrapped call
+	 * (malloc in a SIGALRM handler) must pass through: registering the
+	 * thread from there too would put it twice in the registry. */
+	gt_self.inside++;
 	while (!atomic_load_explicit(&st->ready, memory_order_acquire))
 		GT_REAL(sched_yield)();
 	void *(*fn)(void *) = st->fn;
 	void *arg = st->arg;
 	if (atomic_load_explicit(&st->ready, memory_order_relaxed) == 1)
 		gt_thread_begin(&gt_self, st->g, (uintptr_t)fn, st->gen);
-	gt_self.inside++;
 	free(st);
 	gt_self.inside--;
 	void *ret = fn(arg);
@@ -42,6 +46,9 @@ GT_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*
 	struct gt_thread *t = gt_enter();
 	if (!t)
 		return GT_REAL(pthread_create)(th, attr, fn, arg);
+	/* The program gets a second thread: from now on the flusher writes
+	 * the generations (core/flusher.h). */
+	gt_flusher_ensure();
 	t->inside++;
 	struct start *st = malloc(sizeof *st);
 	t->inside--;

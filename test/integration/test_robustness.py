@@ -45,7 +45,8 @@ class RobustnessTest(unittest.TestCase):
         r = self.same_as_untraced(["work", "50"], os.path.join(self.dir, "no/such/dir/t.trace"))
         lines = gotrace_lines(r.stderr)
         self.assertEqual(len(lines), 1, r.stderr)
-        self.assertIn("cannot open the trace file", lines[0])
+        self.assertIn("cannot write the trace file", lines[0])
+        self.assertIn("No such file or directory", lines[0])
 
     def test_symlink_is_not_followed(self):
         target = os.path.join(self.dir, "target")
@@ -100,12 +101,26 @@ class RobustnessTest(unittest.TestCase):
             gtlib.validate(f)
 
     def test_exec_writes_a_new_file_and_keeps_the_old(self):
+        # The first image writes a generation before it execs (short
+        # period): the new image writes a file of its own next to it.
         path = os.path.join(self.dir, "exec.trace")
-        self.same_as_untraced(["exec"], path)
+        self.same_as_untraced(["exec"], path, env={"GOTRACE_PERIOD": "1ms"})
         files = sorted(glob.glob(path + "*"))
         self.assertEqual(len(files), 2, files)
         for f in files:
             gtlib.validate(f)
+
+    def test_exec_before_the_first_generation_hands_the_name_over(self):
+        # A wrapper that execs at once (shell script, launcher, shim)
+        # leaves no file: the program it becomes writes the name given.
+        path = os.path.join(self.dir, "handover.trace")
+        self.same_as_untraced(["exec"], path)
+        files = sorted(glob.glob(path + "*"))
+        self.assertEqual(files, [path])
+        gtlib.validate(path)
+        with open(path, "rb") as f:
+            data = f.read()
+        self.assertIn(b"cmd=" + self.binary.encode() + b" work 50", data)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,56 @@
+/* identity.c — which process a trace is (identity.h). */
+#include "identity.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tracer.h"
+
+static char cmd[GT_IDENTITY_CMD_MAX];
+
+/* put_arg appends one argument, quoted when it holds a space or a quote, with
+ * control bytes, quotes and backslashes escaped C-style. */
+static size_t put_arg(char *buf, size_t at, size_t cap, const char *a)
+{
+	int quote = a[0] == 0 || strpbrk(a, " \t\"'\\") != NULL;
+	if (quote && at + 1 < cap)
+		buf[at++] = '"';
+	for (const unsigned char *p = (const unsigned char *)a; *p && at + 5 < cap; p++) {
+		if (*p == '"' || *p == '\\') {
+			buf[at++] = '\\';
+			buf[at++] = (char)*p;
+		} else if (*p < 0x20 || *p == 0x7f) {
+			at += (size_t)snprintf(buf + at, cap - at, "\\x%02x", *p);
+		} else {
+			buf[at++] = (char)*p;
+		}
+	}
+	if (quote && at + 1 < cap)
+		buf[at++] = '"';
+	buf[at] = 0;
+	return at;
+}
+
+static void format(void)
+{
+	snprintf(gt.identity, sizeof gt.identity, "%s pid=%d ppid=%d cmd=%s", GT_IDENTITY_PREFIX, (int)getpid(),
+		 (int)getppid(), cmd);
+}
+
+void gt_identity_init(int argc, char **argv)
+{
+	size_t at = 0;
+	cmd[0] = 0;
+	for (int i = 0; argv && i < argc && argv[i] && at + 8 < sizeof cmd; i++) {
+		if (i > 0)
+			cmd[at++] = ' ';
+		at = put_arg(cmd, at, sizeof cmd, argv[i]);
+	}
+	format();
+}
+
+void gt_identity_after_fork(void)
+{
+	format();
+}

@@ -1,0 +1,27 @@
+/* identity.h — which process a trace is.
+ *
+ * A run of a browser or a build leaves one trace per process; each says which
+ * process it is: every generation's string table holds gt.identity,
+ *
+ *     gotrace.process pid=<pid> ppid=<ppid> cmd=<argv, space-separated>
+ *
+ * (arguments holding spaces or quotes are double-quoted, control bytes,
+ * quotes and backslashes C-escaped; at most GT_IDENTITY_CMD_MAX bytes of
+ * command line), so any window of generations names its process; and the
+ * main thread's first generation carries it as a UserLog (category
+ * "gotrace.process", the text after the prefix) so that `go tool trace`
+ * shows it. Strings no event refers to are valid for Go's readers. */
+#ifndef GT_IDENTITY_H
+#define GT_IDENTITY_H
+
+#define GT_IDENTITY_PREFIX "gotrace.process"
+#define GT_IDENTITY_CMD_MAX 2048
+
+/* gt_identity_init builds gt.identity from the program's arguments (the
+ * constructor's argc/argv, which glibc passes to every constructor). */
+void gt_identity_init(int argc, char **argv);
+
+/* gt_identity_after_fork: the same command line, the child's pid. */
+void gt_identity_after_fork(void);
+
+#endif

@@ -1,0 +1,410 @@
+/* sink.c — the trace file: naming, checking, creating, appending (sink.h). */
+#include "sink.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "../encoder/writer.h"
+#include "config.h"
+#include "log.h"
+#include "sys.h"
+#include "tracer.h"
+
+#define PATH_CAP 4096
+
+static struct {
+	char base[PATH_CAP];   /* GOTRACE_OUT expanded and made absolute */
+	char path[PATH_CAP + 64]; /* the file's name (decided at creation for a later image) */
+	int later;             /* a process started from a traced one */
+	int own_name;          /* the pattern holds %p: the base is this process's already */
+	int created;
+	uint64_t dev, ino;     /* identity of the created file */
+	int stream;            /* a FIFO or a device (invariant 3) */
+	int stream_fd;         /* its descriptor until the flusher holds it */
+	int held_fd;           /* the flusher's descriptor of the output, or -1 */
+	int failed;            /* a write failed: nothing more is written */
+} out = { .stream_fd = -1, .held_fd = -1 };
+
+/* The flusher marks itself: a file it creates stays open in its table. */
+static __thread int holder;
+
+static int sys_open(const char *path, int flags, int mode)
+{
+	return (int)syscall(SYS_openat, AT_FDCWD, path, flags, mode);
+}
+
+static void sys_close(int fd)
+{
+	if (fd >= 0)
+		syscall(SYS_close, fd);
+}
+
+/* refuse names what is wrong with the output in one line; -1. */
+static int refuse(const char *what)
+{
+	gt_warn("GOTRACE_OUT %s %s; the program runs untraced", out.base, what);
+	return -1;
+}
+
+/* absolute writes path, made absolute against the working directory, to buf. */
+static int absolute(const char *path, char *buf, size_t len)
+{
+	if (path[0] == '/')
+		return snprintf(buf, len, "%s", path) < (int)len ? 0 : -1;
+	char cwd[PATH_CAP];
+	if (syscall(SYS_getcwd, cwd, sizeof cwd) < 0)
+		return -1;
+	return snprintf(buf, len, "%s/%s", cwd, path) < (int)len ? 0 : -1;
+}
+
+/* dir_writable: the directory that will hold path takes new files. */
+static int dir_writable(const char *path)
+{
+	char dir[PATH_CAP];
+	snprintf(dir, sizeof dir, "%s", path);
+	char *slash = strrchr(dir, '/');
+	if (slash == dir)
+		slash[1] = 0;
+	else if (slash)
+		*slash = 0;
+	return syscall(SYS_faccessat, AT_FDCWD, dir, W_OK | X_OK, 0) == 0 ? 0 : -errno;
+}
+
+/* write_header writes the trace header to a new file; 0 or errno. */
+static int write_header(int fd)
+{
+	uint8_t hdr[GT_HEADER_LEN];
+	gt_write_header(hdr, gt.format);
+	struct iovec iov = { hdr, sizeof hdr };
+	return gt_write_all(fd, &iov, 1);
+}
+
+/* open_stream opens a FIFO or device without blocking (no reader: ENXIO). */
+static int open_stream(int is_fifo)
+{
+	int fd = sys_open(out.base, O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0);
+	if (fd < 0) {
+		if (is_fifo && errno == ENXIO)
+			return refuse("is a FIFO with no reader (start the reader first)");
+		char what[128];
+		snprintf(what, sizeof what, "cannot be opened: %s", strerror(errno));
+		return refuse(what);
+	}
+	if (isatty(fd)) {
+		sys_close(fd);
+		return refuse("is a terminal; a trace is binary (write it to a file)");
+	}
+	/* Writes may block (the flusher waits for the reader); open could not. */
+	int fl = (int)syscall(SYS_fcntl, fd, F_GETFL);
+	if (fl >= 0)
+		syscall(SYS_fcntl, fd, F_SETFL, fl & ~O_NONBLOCK);
+	/* The header now: a stream is one trace from its first byte. */
+	int err = write_header(fd);
+	if (err) {
+		sys_close(fd);
+		char what[128];
+		snprintf(what, sizeof what, "cannot be written: %s", strerror(err));
+		return refuse(what);
+	}
+	out.stream = 1;
+	out.stream_fd = fd;
+	out.created = 1;
+	snprintf(out.path, sizeof out.path, "%s", out.base);
+	return 0;
+}
+
+int gt_sink_prepare(const char *pattern, int later_image)
+{
+	char expanded[PATH_CAP];
+	out.later = later_image;
+	out.own_name = strstr(pattern, "%p") != NULL;
+	out.created = 0;
+	out.failed = 0;
+	out.stream = 0;
+	out.stream_fd = -1;
+	out.held_fd = -1;
+	if (gt_config_expand_out(pattern, getpid(), expanded, sizeof expanded - 32) != 0 ||
+	    absolute(expanded, out.base, sizeof out.base - 32) != 0) {
+		snprintf(out.base, sizeof out.base, "%s", pattern);
+		return refuse("is not a usable path");
+	}
+	snprintf(out.path, sizeof out.path, "%s", out.base);
+	struct stat st;
+	if (syscall(SYS_newfstatat, AT_FDCWD, out.base, &st, AT_SYMLINK_NOFOLLOW) == 0 && !later_image) {
+		if (S_ISLNK(st.st_mode))
+			return refuse("is a symbolic link; gotrace does not follow links for its output");
+		if (S_ISDIR(st.st_mode))
+			return refuse("is a directory");
+		if (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode))
+			return open_stream(S_ISFIFO(st.st_mode));
+		if (!S_ISREG(st.st_mode))
+			return refuse("is not a regular file, a FIFO or a character device");
+		/* An earlier run's trace: replaced when this process writes its
+		 * first generation; gone now, so that a process that never gets
+		 * that far leaves no stale file under its name. */
+		syscall(SYS_unlinkat, AT_FDCWD, out.base, 0);
+	}
+	int e = dir_writable(out.base);
+	if (e) {
+		gt_warn("cannot write the trace file %s: %s; the program runs untraced", out.base, strerror(-e));
+		return -1;
+	}
+	return 0;
+}
+
+int gt_sink_stream(void)
+{
+	return out.stream;
+}
+
+int gt_sink_stream_fd(void)
+{
+	return out.stream_fd;
+}
+
+void gt_sink_stream_handed(void)
+{
+	/* The flusher has its own copy now; the program's table keeps none. */
+	if (!holder)
+		sys_close(out.stream_fd);
+}
+
+const char *gt_sink_path(void)
+{
+	return out.path;
+}
+
+int gt_sink_created(void)
+{
+	return out.created;
+}
+
+int gt_sink_later_image(void)
+{
+	return out.later;
+}
+
+void gt_sink_forget_after_fork(void)
+{
+	out.held_fd = -1; /* it lived in the parent flusher's table */
+	out.stream_fd = -1;
+}
+
+/* create makes the output file (its final name chosen now for a later
+ * image: never over an earlier file) and writes the header. */
+static int create(void)
+{
+	int flags = O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW;
+	int fd = -1;
+	if (!out.later) {
+		fd = sys_open(out.path, flags | O_TRUNC, 0666);
+	} else {
+		for (int k = out.own_name ? -1 : 0; k < 100 && fd < 0; k++) {
+			if (k < 0)
+				snprintf(out.path, sizeof out.path, "%s", out.base);
+			else if (out.own_name) /* the pid is in the name already */
+				snprintf(out.path, sizeof out.path, "%s.%d", out.base, k + 1);
+			else if (k == 0)
+				snprintf(out.path, sizeof out.path, "%s.%d", out.base, (int)getpid());
+			else
+				snprintf(out.path, sizeof out.path, "%s.%d.%d", out.base, (int)getpid(), k);
+			fd = sys_open(out.path, flags | O_EXCL, 0666);
+			if (fd < 0 && errno != EEXIST)
+				break;
+		}
+	}
+	if (fd < 0)
+		return -errno;
+	int err = write_header(fd);
+	struct stat st;
+	if (!err && syscall(SYS_fstat, fd, &st) != 0)
+		err = errno;
+	if (err) {
+		sys_close(fd);
+		syscall(SYS_unlinkat, AT_FDCWD, out.path, 0);
+		return -err;
+	}
+	out.dev = st.st_dev;
+	out.ino = st.st_ino;
+	out.created = 1;
+	return fd;
+}
+
+/* stop ends tracing after a problem with the output (one warning). */
+#define stop(...)                                  \
+	do {                                       \
+		out.failed = 1;                    \
+		atomic_store(&gt.on, 0);           \
+		gt_warn(__VA_ARGS__);              \
+	} while (0)
+
+/* same_file: fd is still the file we created and it is still reachable. */
+static int same_file(int fd, uint64_t *size)
+{
+	struct stat st;
+	if (syscall(SYS_fstat, fd, &st) != 0)
+		return -1;
+	if (st.st_dev != out.dev || st.st_ino != out.ino) {
+		stop("the trace file %s was replaced by another file; tracing stops, the program goes on", out.path);
+		return -1;
+	}
+	if (st.st_nlink == 0) {
+		stop("the trace file %s was deleted; tracing stops, the program goes on", out.path);
+		return -1;
+	}
+	*size = (uint64_t)st.st_size;
+	return 0;
+}
+
+int gt_sink_begin(struct gt_sink_file *f)
+{
+	memset(f, 0, sizeof *f);
+	f->fd = -1;
+	f->path = out.path;
+	f->is_main = 1;
+	if (out.failed)
+		return f->err = EIO;
+	/* Only the holder's table has the held descriptor (invariant 1). */
+	if (holder && out.held_fd >= 0) {
+		f->fd = out.held_fd;
+		if (!out.stream && same_file(f->fd, &f->committed) != 0) {
+			sys_close(out.held_fd);
+			out.held_fd = f->fd = -1;
+			return f->err = EIO;
+		}
+		return 0;
+	}
+	if (out.stream) {
+		/* Another writer of the FIFO or device: the flusher's descriptor
+		 * keeps it open between writes, so no reader sees an end. */
+		int fd = sys_open(out.path, O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0);
+		if (fd < 0) {
+			stop("cannot open the trace output %s again: %s; tracing stops, the program goes on", out.path,
+			     strerror(errno));
+			return f->err = EIO;
+		}
+		int fl = (int)syscall(SYS_fcntl, fd, F_GETFL);
+		if (fl >= 0)
+			syscall(SYS_fcntl, fd, F_SETFL, fl & ~O_NONBLOCK);
+		f->fd = fd;
+		f->transient = 1;
+		return 0;
+	}
+	if (!out.created) {
+		int fd = create();
+		if (fd < 0) {
+			stop("cannot write the trace file %s: %s; tracing stops, the program goes on", out.path,
+			     strerror(-fd));
+			return f->err = -fd;
+		}
+		f->fd = fd;
+		f->committed = GT_HEADER_LEN;
+		if (holder)
+			out.held_fd = fd;
+		else
+			f->transient = 1;
+		return 0;
+	}
+	int fd = sys_open(out.path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0);
+	if (fd < 0) {
+		if (errno == ENOENT)
+			stop("the trace file %s was deleted or moved; tracing stops, the program goes on", out.path);
+		else
+			stop("cannot open the trace file %s again: %s; tracing stops, the program goes on", out.path,
+			     strerror(errno));
+		return f->err = EIO;
+	}
+	f->fd = fd;
+	f->transient = 1;
+	if (same_file(fd, &f->committed) != 0) {
+		sys_close(fd);
+		f->fd = -1;
+		return f->err = EIO;
+	}
+	return 0;
+}
+
+int gt_sink_begin_new(struct gt_sink_file *f, const char *path)
+{
+	memset(f, 0, sizeof *f);
+	f->path = path;
+	f->transient = 1;
+	f->fd = sys_open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0666);
+	if (f->fd < 0)
+		return f->err = errno;
+	f->err = write_header(f->fd);
+	f->committed = GT_HEADER_LEN;
+	return f->err;
+}
+
+int gt_sink_generation(struct gt_sink_file *f, struct iovec *iov, int n)
+{
+	if (f->err || f->fd < 0)
+		return f->err ? f->err : EBADF;
+	size_t len = 0;
+	for (int i = 0; i < n; i++)
+		len += iov[i].iov_len;
+	int err = gt_write_all(f->fd, iov, n);
+	if (!err) {
+		f->committed += len;
+		return 0;
+	}
+	/* Cut back to the last complete generation (invariant 2). */
+	if (!(f->is_main && out.stream))
+		syscall(SYS_ftruncate, f->fd, (off_t)f->committed);
+	f->err = err;
+	if (f->is_main)
+		stop("cannot write the trace to %s: %s; tracing stops, the program goes on", f->path, strerror(err));
+	return err;
+}
+
+void gt_sink_end(struct gt_sink_file *f)
+{
+	if (f->fd < 0)
+		return;
+	int empty = f->committed <= GT_HEADER_LEN && !(f->is_main && out.stream);
+	if (f->transient)
+		sys_close(f->fd);
+	if (empty) { /* a header alone is not a trace (invariant 2) */
+		syscall(SYS_unlinkat, AT_FDCWD, f->path, 0);
+		if (f->is_main) {
+			out.created = 0;
+			if (out.held_fd == f->fd) {
+				sys_close(out.held_fd);
+				out.held_fd = -1;
+			}
+		}
+	}
+	f->fd = -1;
+}
+
+void gt_sink_hold(void)
+{
+	holder = 1;
+	if (out.stream) {
+		out.held_fd = out.stream_fd; /* the same number, now in our table */
+		return;
+	}
+	if (!out.created || out.failed)
+		return; /* created (and kept) by this thread's first write */
+	int fd = sys_open(out.path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0);
+	uint64_t size;
+	if (fd >= 0 && same_file(fd, &size) == 0)
+		out.held_fd = fd;
+	else
+		sys_close(fd);
+}
+
+void gt_sink_release(void)
+{
+	if (out.held_fd >= 0 && !out.stream)
+		sys_close(out.held_fd);
+	if (!out.stream)
+		out.held_fd = -1;
+	holder = 0;
+}
