@@ -34,7 +34,7 @@ static size_t put_arg(char *buf, size_t at, size_t cap, const char *a)
 
 static void format(void)
 {
-	snprintf(gt.identity, sizeof gt.identity, "%s pid=%d ppid=%d cmd=%s", GT_IDENTITY_PREFIX, (int)getpid(),
+	snprintf(gt.identity, GT_IDENTITY_MAX, "%s pid=%d ppid=%d cmd=%s", GT_IDENTITY_PREFIX, (int)getpid(),
 		 (int)getppid(), cmd);
 }
 

@@ -6,8 +6,8 @@
  *     gotrace.process pid=<pid> ppid=<ppid> cmd=<argv, space-separated>
  *
  * (arguments holding spaces or quotes are double-quoted, control bytes,
- * quotes and backslashes C-escaped; at most GT_IDENTITY_CMD_MAX bytes of
- * command line), so any window of generations names its process; and the
+ * quotes and backslashes C-escaped; the command line cut to keep the
+ * whole string under GT_IDENTITY_MAX bytes), so any window of generations names its process; and the
  * main thread's first generation carries it as a UserLog (category
  * "gotrace.process", the text after the prefix) so that `go tool trace`
  * shows it. Strings no event refers to are valid for Go's readers. */
@@ -15,7 +15,10 @@
 #define GT_IDENTITY_H
 
 #define GT_IDENTITY_PREFIX "gotrace.process"
-#define GT_IDENTITY_CMD_MAX 2048
+/* Go's readers refuse a string longer than 1024 bytes (the whole trace
+ * with it): the identity stays below that, its command line cut. */
+#define GT_IDENTITY_MAX 1000
+#define GT_IDENTITY_CMD_MAX 900
 
 /* gt_identity_init builds gt.identity from the program's arguments (the
  * constructor's argc/argv, which glibc passes to every constructor). */

@@ -82,7 +82,7 @@ struct gt_tracer {
 	uint64_t gen_full_chunks;  /* full chunks that end a generation early */
 	char out_pattern[4096]; /* GOTRACE_OUT as given; the file: core/sink.h */
 	int pid;               /* the process tracing (not a vfork child) */
-	char identity[2200];   /* "gotrace.process pid=..." (core/identity.h) */
+	char identity[1024];   /* "gotrace.process pid=..." (core/identity.h) */
 
 	/* The library's own mapping, skipped when unwinding. */
 	uintptr_t self_lo, self_hi;

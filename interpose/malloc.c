@@ -92,48 +92,45 @@ static size_t usable(void *p)
 
 /* --- recording ------------------------------------------------------------ */
 
-/* Every real allocator call of a traced thread runs with the thread's
- * `inside` raised: a signal handler that interrupts it must neither record
- * (its calls pass through) nor switch a generation on this thread (the
- * switch allocates: core/inline.h). ALLOC(t, call) makes the call so. */
-#define ALLOC(t, call)                                                       \
-	({                                                                   \
-		if (t)                                                       \
-			(t)->inside++;                                       \
-		__typeof__(call) r_ = (call);                                \
-		r_;                                                          \
-	})
-
-/* allocated records p and lowers what ALLOC raised; site, ra, cfa: the
- * wrapper, its return address and CFA (GT_ALLOCATED passes them). */
-static void *allocated(struct gt_thread *t, void *p, size_t size, uintptr_t site, uintptr_t ra, uintptr_t cfa)
+/* Every real allocator call runs with the thread's `inside` raised, traced
+ * or passing through (a thread past its end, the tracer's own calls): a
+ * signal handler that interrupts it must neither record (its calls pass
+ * through) nor switch a generation on this thread (the switch allocates:
+ * core/inline.h). enter() raises it and says whether to record. */
+static inline struct gt_thread *enter(int *rec)
 {
-	if (!t)
-		return p;
-	if (p && gt.malloc_events)
-		gt_heap_alloc(t, p, size, usable(p), site, ra, cfa);
-	t->inside--;
-	return p;
-}
-#define GT_ALLOCATED(t, p, size, fn) allocated((t), (p), (size), (uintptr_t)(fn), GT_RA(), GT_CFA())
-
-/* freeing records the free of p before the real call; the thread stays
- * raised until freed() after it. */
-static struct gt_thread *freeing(void *p)
-{
-	struct gt_thread *t = gt_enter();
-	if (!t)
-		return NULL;
+	struct gt_thread *t = &gt_self;
+	*rec = t->inside == 0 && atomic_load_explicit(&gt.on, memory_order_relaxed) && gt.malloc_events;
 	t->inside++;
-	if (gt.malloc_events)
-		gt_heap_free(t, p, usable(p));
 	return t;
 }
 
-static inline void freed(struct gt_thread *t)
+static inline void leave(struct gt_thread *t)
 {
-	if (t)
-		t->inside--;
+	t->inside--;
+}
+
+/* allocated records p (when rec) and leaves; site, ra, cfa: the wrapper,
+ * its return address and CFA (GT_ALLOCATED passes them). */
+static void *allocated(struct gt_thread *t, int rec, void *p, size_t size, uintptr_t site, uintptr_t ra,
+		       uintptr_t cfa)
+{
+	if (rec && p)
+		gt_heap_alloc(t, p, size, usable(p), site, ra, cfa);
+	leave(t);
+	return p;
+}
+#define GT_ALLOCATED(t, rec, p, size, fn) allocated((t), (rec), (p), (size), (uintptr_t)(fn), GT_RA(), GT_CFA())
+
+/* freeing records the free of p before the real call (the thread stays
+ * raised until leave() after it). */
+static struct gt_thread *freeing(void *p)
+{
+	int rec;
+	struct gt_thread *t = enter(&rec);
+	if (rec)
+		gt_heap_free(t, p, usable(p));
+	return t;
 }
 
 /* --- the wrappers ----------------------------------------------------------- */
@@ -142,8 +139,9 @@ GT_EXPORT void *malloc(size_t n)
 {
 	if (!real.malloc && !resolve())
 		return arena_alloc(n, 16);
-	struct gt_thread *t = gt_enter();
-	return GT_ALLOCATED(t, ALLOC(t, real.malloc(n)), n, malloc);
+	int rec;
+	struct gt_thread *t = enter(&rec);
+	return GT_ALLOCATED(t, rec, real.malloc(n), n, malloc);
 }
 
 GT_EXPORT void *calloc(size_t n, size_t size)
@@ -153,8 +151,9 @@ GT_EXPORT void *calloc(size_t n, size_t size)
 			return NULL;
 		return arena_alloc(n * size, 16); /* static memory: already zero */
 	}
-	struct gt_thread *t = gt_enter();
-	return GT_ALLOCATED(t, ALLOC(t, real.calloc(n, size)), n * size, calloc);
+	int rec;
+	struct gt_thread *t = enter(&rec);
+	return GT_ALLOCATED(t, rec, real.calloc(n, size), n * size, calloc);
 }
 
 GT_EXPORT void free(void *p)
@@ -165,7 +164,7 @@ GT_EXPORT void free(void *p)
 		resolve();
 	struct gt_thread *t = freeing(p);
 	real.free(p);
-	freed(t);
+	leave(t);
 }
 
 GT_EXPORT void free_sized(void *p, size_t n)
@@ -179,7 +178,7 @@ GT_EXPORT void free_sized(void *p, size_t n)
 		real.free_sized(p, n);
 	else
 		real.free(p);
-	freed(t);
+	leave(t);
 }
 
 GT_EXPORT void free_aligned_sized(void *p, size_t align, size_t n)
@@ -193,7 +192,7 @@ GT_EXPORT void free_aligned_sized(void *p, size_t align, size_t n)
 		real.free_aligned_sized(p, align, n);
 	else
 		real.free(p);
-	freed(t);
+	leave(t);
 }
 
 static void *arena_realloc(void *p, size_t n)
@@ -211,10 +210,8 @@ static void *arena_realloc(void *p, size_t n)
 static void *realloc_at(void *p, size_t n, void *(*call)(void *, size_t, size_t), size_t count, uintptr_t site,
 			uintptr_t ra, uintptr_t cfa)
 {
-	struct gt_thread *t = gt_enter();
-	if (t)
-		t->inside++;
-	int rec = t && gt.malloc_events;
+	int rec;
+	struct gt_thread *t = enter(&rec);
 	size_t was = 0;
 	if (rec && p) {
 		was = usable(p);
@@ -225,8 +222,7 @@ static void *realloc_at(void *p, size_t n, void *(*call)(void *, size_t, size_t)
 		gt_heap_alloc(t, q, count * n, usable(q), site, ra, cfa);
 	else if (rec && p && count * n != 0)
 		gt_heap_alloc(t, p, was, was, site, ra, cfa);
-	if (t)
-		t->inside--;
+	leave(t);
 	return q;
 }
 
@@ -265,9 +261,10 @@ GT_EXPORT int posix_memalign(void **out, size_t align, size_t n)
 		*out = p;
 		return 0;
 	}
-	struct gt_thread *t = gt_enter();
-	int r = ALLOC(t, real.posix_memalign(out, align, n));
-	GT_ALLOCATED(t, r == 0 ? *out : NULL, n, posix_memalign);
+	int rec;
+	struct gt_thread *t = enter(&rec);
+	int r = real.posix_memalign(out, align, n);
+	GT_ALLOCATED(t, rec, r == 0 ? *out : NULL, n, posix_memalign);
 	return r;
 }
 
@@ -275,32 +272,36 @@ GT_EXPORT void *aligned_alloc(size_t align, size_t n)
 {
 	if (!real.malloc && !resolve())
 		return arena_alloc(n, align);
-	struct gt_thread *t = gt_enter();
-	return GT_ALLOCATED(t, ALLOC(t, real.aligned_alloc(align, n)), n, aligned_alloc);
+	int rec;
+	struct gt_thread *t = enter(&rec);
+	return GT_ALLOCATED(t, rec, real.aligned_alloc(align, n), n, aligned_alloc);
 }
 
 GT_EXPORT void *memalign(size_t align, size_t n)
 {
 	if (!real.malloc && !resolve())
 		return arena_alloc(n, align);
-	struct gt_thread *t = gt_enter();
-	return GT_ALLOCATED(t, ALLOC(t, real.memalign(align, n)), n, memalign);
+	int rec;
+	struct gt_thread *t = enter(&rec);
+	return GT_ALLOCATED(t, rec, real.memalign(align, n), n, memalign);
 }
 
 GT_EXPORT void *valloc(size_t n)
 {
 	if (!real.malloc && !resolve())
 		return arena_alloc(n, 4096);
-	struct gt_thread *t = gt_enter();
-	return GT_ALLOCATED(t, ALLOC(t, real.valloc(n)), n, valloc);
+	int rec;
+	struct gt_thread *t = enter(&rec);
+	return GT_ALLOCATED(t, rec, real.valloc(n), n, valloc);
 }
 
 GT_EXPORT void *pvalloc(size_t n)
 {
 	if (!real.malloc && !resolve())
 		return arena_alloc(n, 4096);
-	struct gt_thread *t = gt_enter();
-	return GT_ALLOCATED(t, ALLOC(t, real.pvalloc(n)), n, pvalloc);
+	int rec;
+	struct gt_thread *t = enter(&rec);
+	return GT_ALLOCATED(t, rec, real.pvalloc(n), n, pvalloc);
 }
 
 GT_EXPORT size_t malloc_usable_size(void *p)

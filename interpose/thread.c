@@ -4,9 +4,16 @@
  * creator has written GoCreate (so the new goroutine's GoStart can never
  * come before its creation), announces the thread, then runs the start
  * routine. The thread's exit is seen by a TLS-key destructor
- * (core/init.c), whatever way it exits. */
+ * (core/init.c), whatever way it exits.
+ *
+ * The new thread starts with every signal blocked and takes the mask it was
+ * meant to have only in the trampoline, once its `inside` is raised: a
+ * signal handler's wrapped call (malloc in a SIGALRM handler) arriving in
+ * glibc's start code before the trampoline would otherwise announce the
+ * thread a second time, as a thread the tracer did not see start. */
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdlib.h>
 
 #include "../core/flusher.h"
@@ -18,6 +25,7 @@ struct start {
 	uint64_t g;
 	uint64_t gen;      /* generation of the GoCreate */
 	_Atomic int ready; /* 0 wait, 1 GoCreate written, 2 not written */
+	sigset_t mask;     /* the signal mask the thread is meant to start with */
 };
 
 /* Not a tail call: its frame marks where the thread's stacks end. */
@@ -25,9 +33,9 @@ __attribute__((noinline, optimize("no-optimize-sibling-calls"))) static void *tr
 {
 	struct start *st = p;
 	/* Until the thread is registered, a signal handler's wrapped call
-	 * (malloc in a SIGALRM handler) must pass through: registering the
-	 * thread from there too would put it twice in the registry. */
+	 * must pass through: raised before any signal can come in. */
 	gt_self.inside++;
+	pthread_sigmask(SIG_SETMASK, &st->mask, NULL);
 	while (!atomic_load_explicit(&st->ready, memory_order_acquire))
 		GT_REAL(sched_yield)();
 	void *(*fn)(void *) = st->fn;
@@ -59,7 +67,23 @@ GT_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*
 	st->g = gt_new_goroutine();
 	st->gen = 0;
 	atomic_store_explicit(&st->ready, 0, memory_order_relaxed);
+	/* The thread starts with everything blocked (see the top). Its mask is
+	 * the creator's, or the one its attributes give. */
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	st->mask = old;
+	pthread_attr_t *a = (pthread_attr_t *)attr;
+	sigset_t given;
+	int attr_mask = a && pthread_attr_getsigmask_np(a, &given) == 0;
+	if (attr_mask) { /* the caller's attributes, put back below */
+		st->mask = given;
+		pthread_attr_setsigmask_np(a, &all);
+	}
 	int r = GT_REAL(pthread_create)(th, attr, trampoline, st);
+	if (attr_mask)
+		pthread_attr_setsigmask_np(a, &st->mask);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (r != 0) {
 		t->inside++;
 		free(st);
