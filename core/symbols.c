@@ -1,4 +1,4 @@
-/* symbols.c — the flusher's PC symbolizer: libdwfl over our own process, cached per PC.
+/* symbols.c — the PC symbolizer: libdwfl over our own process, cached per PC.
  *
  * A lookup that misses the per-PC cache finds the module (re-reading the
  * process's modules if the loader changed them), names the real function
@@ -13,25 +13,40 @@
  *   2. A cached entry holds the full frame list of a PC; gt_sym_lookup only
  *      copies a prefix of it. Otherwise the synthetic PCs of a PC would
  *      depend on the caller's max and one PC could name two frames.
- *   3. Modules are re-read only when the loader's dlopen/dlclose counters
- *      moved since the last read. Otherwise every garbage PC would re-read
- *      /proc/self/maps, or a dlopen'ed module would never be seen.
- *   4. Per-module indexes hang on the module's dwfl userdata slot and are
- *      freed when libdwfl drops the module (dwfl_report_end's callback) or
- *      at gt_sym_close. Otherwise they would outlive the ELF and DWARF data
- *      their names and DIEs point into. */
+ *   3. Modules are re-read (from dl_iterate_phdr) only when the loader's
+ *      dlopen/dlclose counters moved since the last read. Otherwise every
+ *      garbage PC would walk the loader's list, or a dlopen'ed module would
+ *      never be seen.
+ *   4. Per-module state (the module's file, its mappings, its alt DWARF,
+ *      its indexes) hangs on the module's dwfl userdata slot. When libdwfl
+ *      drops the module (dwfl_report_end's callback) or at gt_sym_close it
+ *      moves to the dead list, and is freed and unmapped only after libdwfl
+ *      has ended the module's Elf and Dwarf. Otherwise they would outlive
+ *      (or be ended after) the memory they point into.
+ *   5. libdwfl and libdw never open a file: find_elf hands libdwfl an Elf
+ *      over a private mapping (core/symfile.c) with descriptor -1,
+ *      find_debuginfo always fails, and a module's dwz alt file is
+ *      dwarf_setalt() before any of its DIEs is read (dwarf_ready), so
+ *      libdw's own alt lookup never runs. Otherwise descriptors would stay
+ *      open for as long as the module, visible to the program. No stdio
+ *      either: fopen takes stdio's list lock, which a signal handler may
+ *      have interrupted the program holding. */
 #include "symbols.h"
 
 #include "hash.h"
+#include "symfile.h"
 
 #include <dlfcn.h>
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
+#include <limits.h>
 #include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 /* The signature of libstdc++'s __cxa_demangle. */
@@ -52,11 +67,14 @@ struct sym_str {
 	char *str;
 };
 
+struct mod_info;
+
 struct gt_symbolizer {
 	Dwfl *dwfl;                 /* NULL if libdwfl could not start */
 	Dwfl_Callbacks callbacks;   /* dwfl keeps a pointer: must outlive it */
 	unsigned long long adds;    /* dl_iterate_phdr counters at the last read */
 	unsigned long long subs;
+	struct mod_info *dead;      /* dropped modules' state (invariant 4) */
 	demangle_fn demangle;       /* NULL until libstdc++ is in the process */
 	void *demangle_pin;         /* dlopen reference that keeps it mapped */
 
@@ -216,7 +234,24 @@ struct cu_funcs {
 	struct fn_range *r;  /* sorted by lo; ranges do not overlap */
 };
 
+enum mod_kind { MOD_FILE, MOD_MAIN, MOD_VDSO };
+
 struct mod_info {
+	/* What report() learnt from the loader. */
+	enum mod_kind kind;
+	char *open_path;     /* the file to open: the module's, /proc/.../exe */
+	char *dir_path;      /* its real path, for .gnu_debuglink (MOD_VDSO: NULL) */
+	const void *vdso;    /* MOD_VDSO: the image's ELF header */
+	uint8_t build_id[GT_BUILD_ID_MAX]; /* of the loaded image */
+	size_t build_id_len;
+	/* The files under the module's Elf and alt Dwarf (invariant 5). */
+	struct gt_symmap map;
+	bool dwarf_checked;  /* dwarf_ready ran */
+	Dwarf *alt;          /* the dwz alt file's DWARF, ours to end */
+	Elf *alt_elf;
+	struct gt_symmap alt_map;
+	struct mod_info *next_dead;
+
 	bool syms_built;
 	bool syms_oom;       /* no memory for fn: use dwfl_module_addrinfo */
 	struct sym_fn *fn;   /* sorted by addr, best alias only; NULL if none */
@@ -225,10 +260,20 @@ struct mod_info {
 	size_t cus_cap, cus_len;
 };
 
+/* mod_info_free frees a module's state; libdwfl must have ended the
+ * module's Elf and Dwarf already (invariant 4). */
 static void mod_info_free(struct mod_info *mi)
 {
 	if (!mi)
 		return;
+	if (mi->alt)
+		dwarf_end(mi->alt);
+	if (mi->alt_elf)
+		elf_end(mi->alt_elf);
+	gt_symmap_release(&mi->alt_map);
+	gt_symmap_release(&mi->map);
+	free(mi->open_path);
+	free(mi->dir_path);
 	for (size_t i = 0; i < mi->cus_cap; i++) {
 		if (mi->cus[i]) {
 			free(mi->cus[i]->r);
@@ -240,24 +285,40 @@ static void mod_info_free(struct mod_info *mi)
 	free(mi);
 }
 
-/* mod_info_free_cb frees a module's indexes when gt_sym_close walks the
- * modules (a dwfl_getmodules callback). */
-static int mod_info_free_cb(Dwfl_Module *mod, void **slot, const char *name, Dwarf_Addr base,
-			    void *arg)
+/* mod_info_bury moves a module's state to the dead list when gt_sym_close
+ * walks the modules (a dwfl_getmodules callback; arg is the symbolizer). */
+static int mod_info_bury(Dwfl_Module *mod, void **slot, const char *name, Dwarf_Addr base,
+			 void *arg)
 {
-	(void)mod, (void)name, (void)base, (void)arg;
-	mod_info_free(*slot);
+	(void)mod, (void)name, (void)base;
+	struct gt_symbolizer *s = arg;
+	struct mod_info *mi = *slot;
+	if (mi) {
+		mi->next_dead = s->dead;
+		s->dead = mi;
+	}
 	*slot = NULL;
 	return DWARF_CB_OK;
 }
 
-/* mod_info_removed frees a module's indexes when a re-read drops the module
- * (a dwfl_report_end callback; returning 0 lets libdwfl remove it). N.B.
- * libdwfl passes the address of the userdata slot, typed void *. */
+/* mod_info_removed does the same when a re-read drops the module (a
+ * dwfl_report_end callback, called before libdwfl frees the module;
+ * returning 0 lets libdwfl remove it). N.B. libdwfl passes the address of
+ * the userdata slot, typed void *. */
 static int mod_info_removed(Dwfl_Module *mod, void *slot, const char *name,
 			    Dwarf_Addr base, void *arg)
 {
-	return mod_info_free_cb(mod, slot, name, base, arg);
+	return mod_info_bury(mod, slot, name, base, arg);
+}
+
+/* free_dead frees the dead list, once libdwfl has let go of the modules. */
+static void free_dead(struct gt_symbolizer *s)
+{
+	while (s->dead) {
+		struct mod_info *mi = s->dead;
+		s->dead = mi->next_dead;
+		mod_info_free(mi);
+	}
 }
 
 /* mod_info_of returns the module's index holder, creating it; NULL when
@@ -528,40 +589,241 @@ struct phdr_counters {
 	unsigned long long adds, subs;
 };
 
+/* has_counters: the loader's dl_phdr_info carries dlpi_adds/dlpi_subs. */
+static bool has_counters(size_t size)
+{
+	return size >= offsetof(struct dl_phdr_info, dlpi_subs) + sizeof(unsigned long long);
+}
+
 static int read_counters(struct dl_phdr_info *info, size_t size, void *arg)
 {
 	struct phdr_counters *c = arg;
-	if (size >= offsetof(struct dl_phdr_info, dlpi_subs) + sizeof info->dlpi_subs) {
+	if (has_counters(size)) {
 		c->adds = info->dlpi_adds;
 		c->subs = info->dlpi_subs;
 	}
 	return 1; /* the counters are the same in every entry: stop */
 }
 
-/* report (re)reads the process's modules from the thread's maps. Modules that
- * are still mapped keep their loaded ELF, DWARF and indexes. */
+/* One module as the loader lists it. */
+struct loaded {
+	enum mod_kind kind;
+	char *name;          /* dlpi_name (MOD_FILE), else NULL */
+	uint64_t lo, hi;
+	uint8_t build_id[GT_BUILD_ID_MAX];
+	size_t build_id_len;
+};
+
+struct loaded_list {
+	struct loaded *v;
+	size_t n, cap;
+	size_t seen;              /* entries dl_iterate_phdr gave */
+	const void *vdso;         /* getauxval(AT_SYSINFO_EHDR) */
+	struct phdr_counters c;
+};
+
+/* collect_module notes one module (a dl_iterate_phdr callback; it runs
+ * under the loader's lock, so it only reads the module's headers in memory
+ * and copies them out; libdwfl is told afterwards). Its address
+ * range starts where libdwfl expects the module's first segment (p_vaddr
+ * rounded down to p_align, as libdwfl computes the load bias from the
+ * file's program headers) and ends at the page after its last segment. */
+static int collect_module(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct loaded_list *l = arg;
+	size_t index = l->seen++;
+	if (index == 0 && has_counters(size)) {
+		l->c.adds = info->dlpi_adds;
+		l->c.subs = info->dlpi_subs;
+	}
+	const ElfW(Phdr) *first = NULL;
+	uint64_t end = 0;
+	for (size_t i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_LOAD)
+			continue;
+		if (!first)
+			first = ph;
+		if (ph->p_vaddr + ph->p_memsz > end)
+			end = ph->p_vaddr + ph->p_memsz;
+	}
+	if (!first)
+		return 0;
+	enum mod_kind kind = MOD_FILE;
+	const ElfW(Ehdr) *vdso = l->vdso;
+	if (vdso && (const char *)info->dlpi_phdr == (const char *)vdso + vdso->e_phoff)
+		kind = MOD_VDSO;
+	else if (!info->dlpi_name || !info->dlpi_name[0])
+		kind = MOD_MAIN;
+	if (kind == MOD_MAIN && index != 0)
+		return 0; /* a nameless module that is not the program: no file */
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 64;
+		struct loaded *t = realloc(l->v, cap * sizeof *t);
+		if (!t)
+			return 0;
+		l->v = t;
+		l->cap = cap;
+	}
+	struct loaded *m = &l->v[l->n];
+	*m = (struct loaded){ .kind = kind };
+	if (kind == MOD_FILE && !(m->name = strdup(info->dlpi_name)))
+		return 0;
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+	m->lo = info->dlpi_addr + (first->p_vaddr & -(uint64_t)first->p_align);
+	m->hi = (info->dlpi_addr + end + page - 1) & -page;
+	if (kind != MOD_VDSO)
+		m->build_id_len = gt_build_id_in_memory(info->dlpi_phdr, info->dlpi_phnum,
+							info->dlpi_addr, m->build_id,
+							sizeof m->build_id);
+	l->n++;
+	return 0;
+}
+
+/* exe_path returns the program's path, malloc'd (as /proc/self/maps names
+ * it), and sets *link to the /proc link that opens the running file itself
+ * (even if it was deleted or replaced since). The calling thread's link
+ * first: /proc/self/exe is gone once the main thread has exited
+ * (pthread_exit from main), and the final generation of such a process is
+ * symbolized after that. Without /proc: AT_EXECFN. NULL if unknown. */
+static char *exe_path(const char **link)
+{
+	static const char *const links[] = { "/proc/thread-self/exe", "/proc/self/exe" };
+	char *buf = malloc(PATH_MAX);
+	if (!buf)
+		return NULL;
+	for (size_t i = 0; i < sizeof links / sizeof *links; i++) {
+		long n = syscall(SYS_readlink, links[i], buf, PATH_MAX - 1);
+		if (n > 0) {
+			buf[n] = '\0';
+			*link = links[i];
+			return buf;
+		}
+	}
+	free(buf);
+	const char *execfn = (const char *)getauxval(AT_EXECFN);
+	char *path = execfn ? realpath(execfn, NULL) : NULL;
+	*link = path;
+	return path;
+}
+
+/* report_one tells libdwfl about one module and, for a module it did not
+ * know yet, records where its file is. The name is the module's real path
+ * (what /proc/self/maps shows), "[vdso]" for the vDSO. */
+static void report_one(struct gt_symbolizer *s, struct loaded *l, const void *vdso)
+{
+	char *path = NULL;
+	const char *name, *open_path = NULL;
+	if (l->kind == MOD_VDSO) {
+		name = "[vdso]";
+	} else if (l->kind == MOD_MAIN) {
+		path = exe_path(&open_path);
+		name = path ? path : "[exe]";
+	} else {
+		path = realpath(l->name, NULL);
+		name = path ? path : l->name;
+		open_path = name;
+	}
+	Dwfl_Module *m = dwfl_report_module(s->dwfl, name, l->lo, l->hi);
+	struct mod_info *mi = m ? mod_info_of(m) : NULL;
+	if (mi && !mi->open_path && !mi->vdso) {
+		mi->kind = l->kind;
+		mi->vdso = l->kind == MOD_VDSO ? vdso : NULL;
+		if (open_path) {
+			mi->open_path = strdup(open_path);
+			mi->dir_path = strdup(name);
+		}
+		memcpy(mi->build_id, l->build_id, l->build_id_len);
+		mi->build_id_len = l->build_id_len;
+	}
+	free(path);
+}
+
+/* report (re)reads the process's modules from the loader. Modules that are
+ * still loaded keep their ELF, DWARF and indexes; dropped ones are freed
+ * once libdwfl has let go of them. */
 static void report(struct gt_symbolizer *s)
 {
-	struct phdr_counters c = { s->adds, s->subs };
-	/* Counters first: a dlopen that races with the read moves them again,
-	 * and the next uncached lookup reads again. */
-	dl_iterate_phdr(read_counters, &c);
-	s->adds = c.adds;
-	s->subs = c.subs;
+	/* One walk under the loader's lock gives the modules and the counters
+	 * that go with them: a dlopen after it moves them again, and the next
+	 * uncached lookup reads again. */
+	struct loaded_list l = { .vdso = (const void *)getauxval(AT_SYSINFO_EHDR),
+				 .c = { s->adds, s->subs } };
+	dl_iterate_phdr(collect_module, &l);
+	s->adds = l.c.adds;
+	s->subs = l.c.subs;
 	dwfl_report_begin(s->dwfl);
-	/* The calling thread's view: /proc/self/maps is empty once the main
-	 * thread has exited (pthread_exit from main), and the final generation
-	 * of such a process is symbolized after that. */
-	FILE *maps = fopen("/proc/thread-self/maps", "re");
-	if (maps) {
-		dwfl_linux_proc_maps_report(s->dwfl, maps);
-		fclose(maps);
-	} else {
-		dwfl_linux_proc_report(s->dwfl, getpid());
+	for (size_t i = 0; i < l.n; i++) {
+		report_one(s, &l.v[i], l.vdso);
+		free(l.v[i].name);
 	}
-	dwfl_report_end(s->dwfl, mod_info_removed, NULL);
+	free(l.v);
+	dwfl_report_end(s->dwfl, mod_info_removed, s);
+	free_dead(s);
 	if (!s->demangle)
 		s->demangle = find_demangler(&s->demangle_pin);
+}
+
+/* find_elf is libdwfl's find_elf callback: the Elf of the module's best
+ * file (symfile.h), over a private mapping, and descriptor -1. libdwfl
+ * ends the Elf when it drops the module; the mapping goes after it
+ * (invariant 4). On failure neither an Elf nor a file name is handed
+ * back, so libdwfl has nothing to open itself. */
+static int find_elf(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+		    char **file_name, Elf **elfp)
+{
+	(void)mod, (void)modname, (void)base;
+	struct mod_info *mi = *userdata;
+	*elfp = NULL;
+	if (!mi || mi->map.addr)
+		return -1;
+	if (mi->kind == MOD_VDSO) {
+		*elfp = gt_symfile_vdso(mi->vdso, &mi->map);
+	} else if (mi->open_path) {
+		char *chosen = NULL;
+		*elfp = gt_symfile_best(mi->open_path, mi->dir_path, mi->build_id,
+					mi->build_id_len, &mi->map, &chosen);
+		if (*elfp && !*file_name)
+			*file_name = chosen; /* libdwfl frees it */
+		else
+			free(chosen);
+	}
+	return -1;
+}
+
+/* find_debuginfo is libdwfl's find_debuginfo callback: find_elf already
+ * chose the file with the debug information, and libdwfl must not open
+ * one itself (invariant 5). Called for the dwz alt file too; that one is
+ * set by dwarf_ready. */
+static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
+			  Dwarf_Addr base, const char *file_name, const char *debuglink_file,
+			  GElf_Word debuglink_crc, char **debuginfo_file_name)
+{
+	(void)mod, (void)userdata, (void)modname, (void)base, (void)file_name;
+	(void)debuglink_file, (void)debuglink_crc, (void)debuginfo_file_name;
+	return -1;
+}
+
+/* dwarf_ready is called before any DIE of the module is read: the first
+ * time, it opens the module's DWARF and sets its dwz alt file, if it has
+ * one (invariant 5). False when the module has no state to keep the alt
+ * file in (out of memory): then its DWARF must not be read. */
+static bool dwarf_ready(Dwfl_Module *mod)
+{
+	struct mod_info *mi = mod_info_of(mod);
+	if (!mi)
+		return false;
+	if (!mi->dwarf_checked) {
+		mi->dwarf_checked = true;
+		Dwarf_Addr bias;
+		Dwarf *dw = dwfl_module_getdwarf(mod, &bias);
+		const char *file = NULL;
+		dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, &file, NULL);
+		mi->alt = dw ? gt_symfile_alt(dw, file, &mi->alt_elf, &mi->alt_map) : NULL;
+		if (mi->alt)
+			dwarf_setalt(dw, mi->alt);
+	}
+	return true;
 }
 
 /* module_at is dwfl_addrmodule restricted to modules that really cover
@@ -741,7 +1003,9 @@ static size_t resolve(struct gt_symbolizer *s, uint64_t pc, bool is_ret,
 	 * without -g) libdwfl 0.188 answers the preceding unit and its
 	 * nearest line row. */
 	Dwarf_Addr bias = 0;
-	Dwarf_Die *cu = runtime_library(modname) ? NULL : dwfl_module_addrdie(mod, addr, &bias);
+	Dwarf_Die *cu = runtime_library(modname) || !dwarf_ready(mod)
+				? NULL
+				: dwfl_module_addrdie(mod, addr, &bias);
 	if (cu && dwarf_haspc(cu, addr - bias) <= 0)
 		cu = NULL;
 	const char *file = NULL;
@@ -859,9 +1123,9 @@ struct gt_symbolizer *gt_sym_open(void)
 	struct gt_symbolizer *s = calloc(1, sizeof *s);
 	if (!s)
 		return NULL;
-	s->callbacks.find_elf = dwfl_linux_proc_find_elf;
-	s->callbacks.find_debuginfo = dwfl_standard_find_debuginfo;
-	s->callbacks.debuginfo_path = NULL; /* default: .debug and /usr/lib/debug */
+	s->callbacks.find_elf = find_elf;
+	s->callbacks.find_debuginfo = find_debuginfo;
+	elf_version(EV_CURRENT);
 	s->dwfl = dwfl_begin(&s->callbacks);
 	if (s->dwfl)
 		report(s);
@@ -897,8 +1161,9 @@ void gt_sym_close(struct gt_symbolizer *s)
 	if (!s)
 		return;
 	if (s->dwfl) {
-		dwfl_getmodules(s->dwfl, mod_info_free_cb, NULL, 0);
+		dwfl_getmodules(s->dwfl, mod_info_bury, s, 0);
 		dwfl_end(s->dwfl);
+		free_dead(s);
 	}
 	for (size_t i = 0; i < s->strs_cap; i++)
 		free(s->strs[i].str);

@@ -1,24 +1,31 @@
 /* symbols.h — turns captured PCs into (func, file, line) frames for the stack table.
  *
- * Backed by libdwfl over the current process's own modules. The real
- * function's name comes from the ELF symbol tables (.symtab, else .dynsym,
- * including separate debuginfo that dwfl's standard callbacks find under
- * /usr/lib/debug), else from DWARF; it keeps GCC clone suffixes such as
- * ".isra.0" or ".cold". Inlined frames are named from DWARF (linkage name,
- * else plain name). C++ names are demangled when the process has
- * __cxa_demangle. file:line and the inlined calls come from DWARF when it
- * exists, and agree with `eu-addr2line -i` / `llvm-symbolizer --inlining`.
+ * Backed by libdwfl over the current process's own modules, as the loader
+ * lists them (dl_iterate_phdr; the vDSO from its image in memory). The real
+ * function's name comes from the ELF symbol tables (.symtab, else .dynsym),
+ * else from DWARF; it keeps GCC clone suffixes such as ".isra.0" or
+ * ".cold". Inlined frames are named from DWARF (linkage name, else plain
+ * name). C++ names are demangled when the process has __cxa_demangle.
+ * file:line and the inlined calls come from DWARF when it exists, and agree
+ * with `eu-addr2line -i` / `llvm-symbolizer --inlining`.
  *
- * Single-threaded: only the flusher thread symbolizes, so a symbolizer has no
- * lock. Calling it from two threads at once corrupts its caches. It uses
- * malloc, file I/O, dl_iterate_phdr and dlopen(RTLD_NOLOAD) freely, so the
- * calling thread must be one the tracer does not trace, and must not hold a
- * lock that a thread inside dlopen (holding the loader lock) may wait for.
+ * Each module is read from one file (core/symfile.h): the module itself if
+ * it has DWARF, else its separate debug file (build ID under
+ * /usr/lib/debug/.build-id, or .gnu_debuglink) if there is one, else the
+ * module. Never from the network: debuginfod is not used.
  *
- * Debuginfo is found the standard libdwfl way (build-id and .gnu_debuglink
- * under /usr/lib/debug). If the traced program's environment sets
- * DEBUGINFOD_URLS, libdw may also download debuginfo from there, which can
- * stall the first lookup in each module.
+ * No descriptor stays open: every file is opened, mmap'ed read-only and
+ * closed at once (dwz alt files too), and libdwfl/libdw are never left to
+ * open one themselves. No stdio (no fopen: its list lock may be held by
+ * the code a signal interrupted). So a symbolizer may run on the program's
+ * own thread, when nothing of the tracer's or of libc's malloc, loader or
+ * stdio is interrupted on it.
+ *
+ * One thread at a time: a symbolizer has no lock, and calling it from two
+ * threads at once corrupts its caches. It uses malloc, dl_iterate_phdr and
+ * dlopen(RTLD_NOLOAD) freely, so the calling thread must not be inside the
+ * tracer's own recording, and must not hold a lock that a thread inside
+ * dlopen (holding the loader lock) may wait for.
  *
  * Synthetic PCs. The Go trace reader keeps one (func, file, line) per PC per
  * generation, so every frame needs its own PC:
@@ -78,14 +85,22 @@ struct gt_symbolizer *gt_sym_open(void);
  *
  * Modules: an uncached lookup first asks the loader (one dl_iterate_phdr
  * step) whether anything was dlopen'ed or dlclose'd since the modules were
- * last read, and if so re-reads /proc/self/maps, so modules loaded after
- * gt_sym_open are found. Results are cached per (pc, is_return_address): a
+ * last read, and if so reads them again (dl_iterate_phdr), so modules
+ * loaded after gt_sym_open are found. A module whose file on disk has
+ * another build ID than the loaded image (replaced since) is read from its
+ * debug file by build ID if there is one, else gets "<module>+0x" names. Results are cached per (pc, is_return_address): a
  * PC resolves to whatever was mapped there at its first lookup, and cached
  * lookups never touch the loader. The cache grows with the number of
  * distinct PCs and strings seen; libdw's own memory grows with the debug
- * info it has had to read (tens of MiB once all of libc's is touched). All
- * of it is released by gt_sym_close. An uncached lookup uses about 25 KiB
- * of the caller's stack. */
+ * info it has had to read (tens of MiB once all of libc's is touched), and
+ * the files it maps count as resident only for the pages read. All of it
+ * is released by gt_sym_close (a dropped module's at the re-read that drops
+ * it).
+ *
+ * Stack: an uncached lookup needs up to about 190 KiB of the caller's stack
+ * (measured 182 KiB): libdw's dwarf_getsrclines keeps its first 2048 line
+ * rows and 1024 file entries on the stack. Run it on a stack of at least
+ * 256 KiB. */
 size_t gt_sym_lookup(struct gt_symbolizer *s, uint64_t pc, bool is_return_address,
 		     struct gt_sym_frame *out, size_t max);
 

@@ -26,7 +26,8 @@ PKGS=(build-essential pkg-config libunwind-dev libelf-dev libdw-dev libcriterion
       libjemalloc-dev heaptrack       # another allocator (tests); the heap peer (bench)
       clang libclang-rt-14-dev        # libFuzzer for `make fuzz`
       chromium fonts-liberation       # the viewer test (headless)
-      stress-ng)                      # torture tests (test_torture.py)
+      stress-ng                       # torture tests (test_torture.py)
+      dwz)                            # dwz debug files (test_symbols_fds.py)
 
 if have_all "${PKGS[@]}"; then
   echo "install-deps: everything is already installed"

@@ -1,9 +1,14 @@
 /* test_symbols.c — the symbolizer against this very binary, libc, and dlopen'ed libraries. */
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "core/symbols.h"
 
@@ -328,5 +333,114 @@ Test(symbols, cxx_names_are_demangled)
 	size_t n = gt_sym_lookup(s, (uint64_t)(uintptr_t)fn, false, f, 8);
 	cr_assert_geq(n, 1);
 	cr_expect(strstr(f[n - 1].func, "exception::~exception") != NULL, "func %s", f[n - 1].func);
+	gt_sym_close(s);
+}
+
+/* list_fds fills fds with the process's open descriptors, ascending, read
+ * from /proc/self/fd with raw getdents64 (the listing's own descriptor
+ * left out), and returns how many; at most max. */
+static size_t list_fds(int *fds, size_t max)
+{
+	int dir = open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	cr_assert_geq(dir, 0);
+	size_t n = 0;
+	char buf[4096];
+	long got;
+	while ((got = syscall(SYS_getdents64, dir, buf, sizeof buf)) > 0) {
+		for (long off = 0; off < got;) {
+			struct dirent64 *e = (struct dirent64 *)(buf + off);
+			off += e->d_reclen;
+			if (e->d_name[0] == '.')
+				continue;
+			int fd = atoi(e->d_name);
+			if (fd != dir && n < max)
+				fds[n++] = fd;
+		}
+	}
+	close(dir);
+	/* getdents64 lists /proc/self/fd in ascending order already; sort to
+	 * be sure. */
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0 && fds[j - 1] > fds[j]; j--) {
+			int t = fds[j];
+			fds[j] = fds[j - 1];
+			fds[j - 1] = t;
+		}
+	return n;
+}
+
+static void expect_same_fds(const int *before, size_t nb, const char *when)
+{
+	int after[256];
+	size_t na = list_fds(after, 256);
+	cr_expect_eq(na, nb, "%s: %zu descriptors open, %zu before", when, na, nb);
+	for (size_t i = 0; i < na && i < nb; i++)
+		cr_expect_eq(after[i], before[i], "%s: descriptor %d open, %d before", when, after[i],
+			     before[i]);
+	for (size_t i = 0; i < na; i++) {
+		char path[64], target[512] = "";
+		snprintf(path, sizeof path, "/proc/self/fd/%d", after[i]);
+		ssize_t k = readlink(path, target, sizeof target - 1);
+		if (k > 0)
+			target[k] = '\0';
+		bool known = false;
+		for (size_t j = 0; j < nb; j++)
+			known |= before[j] == after[i];
+		cr_expect(known, "%s: new descriptor %d -> %s", when, after[i], target);
+	}
+}
+
+Test(symbols, no_descriptor_stays_open)
+{
+	/* A library this binary does not link, loaded first: dlopen's own
+	 * descriptors are closed by the loader before the count. */
+	void *h = NULL, *lib_fn = NULL;
+	int lib = load_fresh(0, &h, &lib_fn);
+	int before[256];
+	size_t nb = list_fds(before, 256);
+
+	struct gt_symbolizer *s = gt_sym_open();
+	struct gt_sym_frame f[8];
+	/* This binary: DWARF, an inlined frame, file:line. */
+	uint64_t ra = sym_test_outer();
+	cr_assert_eq(gt_sym_lookup(s, ra, true, f, 8), 2);
+	cr_expect_str_eq(f[0].func, "sym_test_inlined");
+	cr_expect_eq(f[0].line, (uint32_t)inner_line);
+	cr_expect_str_eq(f[1].func, "sym_test_outer");
+	cr_expect(ends_with(f[1].file, "test_symbols.c"), "file %s", f[1].file);
+	cr_expect_eq(f[1].line, (uint32_t)outer_line);
+	/* libc: its symbol table (from its debug file when one is installed). */
+	size_t n = gt_sym_lookup(s, (uint64_t)(uintptr_t)dlsym(RTLD_DEFAULT, "getpid"), false, f, 8);
+	cr_assert_geq(n, 1);
+	cr_expect_str_eq(f[n - 1].func, "getpid");
+	n = gt_sym_lookup(s, (uint64_t)(uintptr_t)dlsym(RTLD_DEFAULT, "qsort") + 1, true, f, 8);
+	cr_assert_geq(n, 1);
+	cr_expect(!looks_unknown(f[n - 1].func), "qsort+1: %s", f[n - 1].func);
+	/* The dlopen'ed library. */
+	if (lib >= 0) {
+		n = gt_sym_lookup(s, (uint64_t)(uintptr_t)lib_fn, false, f, 8);
+		cr_assert_geq(n, 1);
+		cr_expect_str_eq(f[n - 1].func, late_libs[lib][1]);
+	}
+	expect_same_fds(before, nb, "symbolizer open");
+	gt_sym_close(s);
+	expect_same_fds(before, nb, "symbolizer closed");
+}
+
+Test(symbols, vdso_is_named_from_memory)
+{
+	void *vdso = dlopen("linux-vdso.so.1", RTLD_LAZY | RTLD_NOLOAD);
+	void *fn = vdso ? dlsym(vdso, "__vdso_clock_gettime") : NULL;
+	if (!fn)
+		cr_skip_test("no vDSO with __vdso_clock_gettime");
+	struct gt_symbolizer *s = gt_sym_open();
+	struct gt_sym_frame f[8];
+	size_t n = gt_sym_lookup(s, (uint64_t)(uintptr_t)fn, false, f, 8);
+	cr_assert_geq(n, 1);
+	/* Both names are aliases of one address; either is right. */
+	cr_expect(strcmp(f[n - 1].func, "__vdso_clock_gettime") == 0 ||
+			  strcmp(f[n - 1].func, "clock_gettime") == 0,
+		  "func %s", f[n - 1].func);
+	cr_expect_str_eq(f[n - 1].file, "[vdso]");
 	gt_sym_close(s);
 }
