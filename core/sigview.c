@@ -139,11 +139,12 @@ static int install(int sig, const struct sigaction *k)
 }
 
 /* ensure_known: the first time sig is seen, the kernel's action is the
- * program's (inherited, or set before we were loaded). */
-static void ensure_known(int sig)
+ * program's (inherited, or set before we were loaded). Returns 1 when it
+ * read the kernel just now (nothing to reconcile). */
+static int ensure_known(int sig)
 {
 	if (known[sig])
-		return;
+		return 0;
 	struct sigaction k;
 	memset(&k, 0, sizeof k);
 	if (real_sigaction(sig, NULL, &k) != 0)
@@ -152,6 +153,7 @@ static void ensure_known(int sig)
 	view[sig] = k;
 	installed[sig] = k;
 	known[sig] = 1;
+	return 1;
 }
 
 /* reconcile notices a change made behind our back: returns 1 when the view
@@ -201,8 +203,7 @@ int gt_sigview_sigaction(int sig, const struct sigaction *act, struct sigaction 
 	int saved = errno;
 	sigset_t mask;
 	view_lock(&mask);
-	ensure_known(sig);
-	if (reconcile(sig))
+	if (!ensure_known(sig) && reconcile(sig))
 		(void)apply(sig, &view[sig], 0);
 	prev = view[sig];
 	int r = 0, err = 0;
@@ -252,8 +253,8 @@ void gt_sigview_take_over(void)
 	for (int sig = 1; sig < NSIGS; sig++) {
 		if (!gt_sigview_managed(sig))
 			continue;
-		ensure_known(sig);
-		(void)reconcile(sig);
+		if (!ensure_known(sig))
+			(void)reconcile(sig);
 		(void)apply(sig, &view[sig], 0);
 	}
 	view_unlock(&mask);
