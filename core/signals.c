@@ -116,6 +116,11 @@ static void trampoline(int sig, siginfo_t *si, void *uc)
 		((void (*)(int))w.fn)(sig);
 }
 
+int gt_signals_is_ours(void *fn)
+{
+	return fn == (void *)on_death || fn == (void *)on_snapshot_signal || fn == (void *)trampoline;
+}
+
 int gt_signals_policy(int sig, const struct sigaction *view, struct sigaction *k, struct gt_sigwrap *w)
 {
 	*k = *view;

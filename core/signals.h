@@ -24,6 +24,9 @@ int gt_signals_policy(int sig, const struct sigaction *view, struct sigaction *k
  * the stop signals and KILL. */
 int gt_signal_ends_process(int sig);
 
+/* gt_signals_is_ours: fn is one of the tracer's handlers. */
+int gt_signals_is_ours(void *fn);
+
 /* gt_snapshot_signals counts the flight recorder's snapshot signals
  * received by the tracer's own handler so far: a sleep that sees it change
  * across an EINTR was interrupted by us and resumes (interpose/sleep.c).

@@ -41,6 +41,7 @@
 
 static struct sigaction view[NSIGS];
 static struct sigaction installed[NSIGS];
+static struct sigaction before_adopted[NSIGS]; /* the view before a change behind our back */
 static struct gt_sigwrap wrapped[NSIGS];
 static unsigned char known[NSIGS];
 static int taken_over;
@@ -158,7 +159,10 @@ static int ensure_known(int sig)
 
 /* reconcile notices a change made behind our back: returns 1 when the view
  * changed. After SA_RESETHAND the kernel holds SIG_DFL with the flags it
- * had; otherwise whatever the kernel holds is what the program set. */
+ * had. A handler of ours back in the kernel was restored by libc from what
+ * it read there (system() ignores SIGINT and SIGQUIT while it waits, then
+ * puts back what it found): the view is what it was before that. Anything
+ * else the kernel holds is what the program set. */
 static int reconcile(int sig)
 {
 	struct sigaction k;
@@ -167,7 +171,10 @@ static int reconcile(int sig)
 	only_low_mask(&k);
 	if ((installed[sig].sa_flags & SA_RESETHAND) && k.sa_handler == SIG_DFL) {
 		view[sig].sa_handler = SIG_DFL;
+	} else if (gt_signals_is_ours((void *)k.sa_sigaction)) {
+		view[sig] = before_adopted[sig];
 	} else {
+		before_adopted[sig] = view[sig];
 		view[sig] = k;
 	}
 	installed[sig] = k;

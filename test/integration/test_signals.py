@@ -241,6 +241,17 @@ class SameAsUntracedTest(gtlib.TracedTestCase):
         err, trace = self.compare("signals_results", extra=extra, tag="-flight")
         gtlib.validate(trace)
 
+    def test_dispositions_changed_from_every_side(self):
+        """Threads, a fast timer's handler and fork children change
+        dispositions at once: no hang, the same final view, valid traces."""
+        self.require_tools()
+        out = os.path.join(self.tmpdir, "stress", "s.trace")
+        os.makedirs(os.path.dirname(out), exist_ok=True)
+        err, _ = self.compare("signals_stress", extra={"GOTRACE_OUT": out, "GOTRACE_PERIOD": "5ms"},
+                              tag="-stress")
+        gtlib.validate(out)
+        shutil.rmtree(os.path.dirname(out), ignore_errors=True)
+
     def test_own_sigprof_profiler(self):
         """setitimer(ITIMER_PROF) + a handler counting samples: as many per
         CPU second traced as untraced, the computation's result unchanged."""

@@ -5,7 +5,9 @@
  * same traced as untraced, whatever the tracer gives the kernel. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -33,6 +35,24 @@ static void on_info(int sig, siginfo_t *si, void *uc)
 	(void)si;
 	(void)uc;
 	ran[sig] += 10;
+}
+
+/* A thread that reads SIGQUIT's disposition while system() runs: glibc
+ * ignores SIGINT and SIGQUIT in the caller while it waits, behind any
+ * wrapper's back, then puts back what it found. */
+static volatile int watching;
+static volatile int quit_ignored_seen;
+static void *watch_quit(void *arg)
+{
+	(void)arg;
+	while (watching) {
+		struct sigaction o;
+		sigaction(SIGQUIT, NULL, &o);
+		if (o.sa_handler == SIG_IGN)
+			quit_ignored_seen = 1;
+		usleep(200);
+	}
+	return NULL;
 }
 
 static const char *handler_name(void *h)
@@ -235,6 +255,17 @@ int main(void)
 	syscall(SYS_rt_sigaction, SIGQUIT, &raw, NULL, 8);
 	show("after raw rt_sigaction DFL", SIGQUIT);
 	set("sigaction after raw", SIGQUIT, SIG_DFL, 0, 0);
+
+	pthread_t th;
+	watching = 1;
+	pthread_create(&th, NULL, watch_quit, NULL);
+	fflush(stdout);
+	int st = system("sleep 0.3");
+	watching = 0;
+	pthread_join(th, NULL);
+	printf("system: %d, SIGQUIT seen ignored meanwhile: %d\n", st, (int)quit_ignored_seen);
+	show("after system()", SIGQUIT);
+	show("after system()", SIGINT);
 	printf("done\n");
 	return 0;
 }
