@@ -321,6 +321,40 @@ class FlightSignalTest(gtlib.TracedTestCase):
         gtlib.validate(trace)
         self.assertTrue(gtlib.blocks(gtlib.parsed_events(trace), "sync.mutex"), trace)
 
+    def test_sleeps_resume_after_snapshots(self):
+        """Snapshot signals every 30 ms while the sleep family runs (some
+        sleeps also cut short by the program's own SIGALRM): every result
+        is what it is untraced, and every snapshot is a valid trace."""
+        self.require_tools()
+        binary = gtlib.compile("signals_results")
+        plain = subprocess.run([binary, "sleeps"], env=gtlib.clean_env(), stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, universal_newlines=True, timeout=60)
+        self.assertEqual(plain.returncode, 0, plain.stderr)
+        out = os.path.join(self.tmpdir, "snaps", "s.trace")
+        os.makedirs(os.path.dirname(out), exist_ok=True)
+        env = self.runner.env(out, {"GOTRACE_FLIGHT": "5s", "GOTRACE_PERIOD": "50ms"})
+        p = subprocess.Popen([binary, "sleeps"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             universal_newlines=True)
+        first = p.stdout.readline()  # main runs: the tracer took over
+        sent = 0
+        while p.poll() is None and sent < 200:
+            try:
+                p.send_signal(signal.SIGUSR2)
+                sent += 1
+            except ProcessLookupError:
+                break
+            time.sleep(0.03)
+        rest, err = p.communicate(timeout=60)
+        stdout = first + rest
+        self.assertEqual(p.returncode, 0, err)
+        self.assertGreaterEqual(sent, 20)
+        self.assertEqual(stdout, plain.stdout, first_difference(plain.stdout, stdout))
+        snaps = [f for f in os.listdir(os.path.dirname(out)) if ".snap" in f]
+        self.assertGreaterEqual(len(snaps), 10, err)
+        for f in sorted(snaps)[:3] + [os.path.basename(out)]:
+            gtlib.validate(os.path.join(os.path.dirname(out), f))
+        shutil.rmtree(os.path.dirname(out), ignore_errors=True)
+
     def test_realtime_snapshot_signal_by_rtmax(self):
         """RTMAX-28 (= RTMIN+2) takes snapshots: sent to the program, it
         writes OUT.snap1 and the program goes on until SIGTERM ends it."""
