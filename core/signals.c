@@ -36,7 +36,25 @@
 #define FINAL_WAIT_MS 4000
 
 static int flight_sig; /* the snapshot signal with the flight recorder on, else 0 */
-static _Atomic unsigned snapshot_signals;
+
+/* Per thread: snapshot handlers and program handlers run on it (TLS of
+ * the initial-exec model: safe in a handler). Only that thread writes
+ * them; a handler that interrupts the thread between a load and a store
+ * finishes before the thread goes on, so plain increments suffice. */
+static __thread unsigned snapshots_here, handlers_here;
+
+void gt_signals_marks(struct gt_sigmarks *m)
+{
+	m->snapshots = snapshots_here;
+	m->handlers = handlers_here;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+
+int gt_signals_only_snapshot_since(const struct gt_sigmarks *m)
+{
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	return snapshots_here != m->snapshots && handlers_here == m->handlers;
+}
 
 int gt_signal_ends_process(int sig)
 {
@@ -84,32 +102,34 @@ static void on_death(int sig, siginfo_t *si, void *ucv)
 	errno = saved;
 }
 
-unsigned gt_snapshot_signals(void)
-{
-	return atomic_load_explicit(&snapshot_signals, memory_order_acquire);
-}
-
 static void on_snapshot_signal(int sig)
 {
 	(void)sig;
 	int saved = errno;
 	if (gt_sigview_own_process()) {
-		atomic_fetch_add_explicit(&snapshot_signals, 1, memory_order_release);
+		snapshots_here++;
 		gt_flusher_snapshot();
 	}
 	errno = saved;
 }
 
+/* trampoline: in front of a program's handler when the program's view
+ * needs bookkeeping at delivery (SA_RESETHAND), when the signal is the
+ * snapshot signal, and in flight mode for every handler (counted, so that
+ * a sleep it interrupts is not resumed). */
 static void trampoline(int sig, siginfo_t *si, void *uc)
 {
 	int saved = errno;
 	struct gt_sigwrap w;
-	gt_sigview_delivered(sig, &w);
+	gt_sigview_wrapped(sig, &w);
+	if (w.reset)
+		gt_sigview_reset_delivered(sig);
 	if (sig == flight_sig && gt_sigview_own_process())
 		gt_flusher_snapshot();
 	errno = saved;
 	if (w.fn == NULL || w.fn == (void *)SIG_DFL || w.fn == (void *)SIG_IGN)
 		return; /* changed meanwhile by another thread */
+	handlers_here++;
 	if (w.siginfo)
 		((void (*)(int, siginfo_t *, void *))w.fn)(sig, si, uc);
 	else
@@ -146,7 +166,7 @@ int gt_signals_policy(int sig, const struct sigaction *view, struct sigaction *k
 		sigfillset(&k->sa_mask);
 		return 1;
 	}
-	if (sig != flight_sig && !((view->sa_flags & SA_RESETHAND) && gt_signal_ends_process(sig)))
+	if (!flight_sig && !((view->sa_flags & SA_RESETHAND) && gt_signal_ends_process(sig)))
 		return 0; /* the program's handler, exactly */
 	w->fn = (void *)view->sa_sigaction;
 	w->siginfo = (view->sa_flags & SA_SIGINFO) != 0;

@@ -27,11 +27,17 @@ int gt_signal_ends_process(int sig);
 /* gt_signals_is_ours: fn is one of the tracer's handlers. */
 int gt_signals_is_ours(void *fn);
 
-/* gt_snapshot_signals counts the flight recorder's snapshot signals
- * received by the tracer's own handler so far: a sleep that sees it change
- * across an EINTR was interrupted by us and resumes (interpose/sleep.c).
- * A snapshot signal that also runs the program's handler does not count:
- * the program sees that interruption, as it would untraced. */
-unsigned gt_snapshot_signals(void);
+/* Marks of what ran on the calling thread: the tracer's snapshot handler
+ * and the program's own handlers (in flight mode every program handler
+ * runs behind a trampoline that counts it). A sleep cut short by EINTR
+ * resumes only when the snapshot handler ran on its thread and no handler
+ * of the program's did (interpose/sleep.c): an interruption the program
+ * would have seen untraced is never hidden. */
+struct gt_sigmarks {
+	unsigned snapshots;
+	unsigned handlers;
+};
+void gt_signals_marks(struct gt_sigmarks *m);
+int gt_signals_only_snapshot_since(const struct gt_sigmarks *m);
 
 #endif

@@ -42,7 +42,14 @@
 static struct sigaction view[NSIGS];
 static struct sigaction installed[NSIGS];
 static struct sigaction before_adopted[NSIGS]; /* the view before a change behind our back */
-static struct gt_sigwrap wrapped[NSIGS];
+/* What each trampoline calls, read lock-free by the trampoline (it must be
+ * cheap: in flight mode every program handler runs behind one) under a
+ * per-signal sequence count, odd while the writer (holding view_lock)
+ * changes it. */
+static struct {
+	_Atomic unsigned seq;
+	struct gt_sigwrap w;
+} wrapped[NSIGS];
 static unsigned char known[NSIGS];
 static int taken_over;
 
@@ -119,6 +126,33 @@ static void normalized(struct sigaction *v, const struct sigaction *act)
 	sigdelset(&v->sa_mask, SIGSTOP);
 }
 
+static void set_wrapped(int sig, const struct gt_sigwrap *w)
+{
+	unsigned q = atomic_load_explicit(&wrapped[sig].seq, memory_order_relaxed);
+	atomic_store_explicit(&wrapped[sig].seq, q + 1, memory_order_relaxed);
+	atomic_thread_fence(memory_order_release);
+	wrapped[sig].w = *w;
+	atomic_store_explicit(&wrapped[sig].seq, q + 2, memory_order_release);
+}
+
+void gt_sigview_wrapped(int sig, struct gt_sigwrap *w)
+{
+	memset(w, 0, sizeof *w);
+	if (sig < 1 || sig >= NSIGS)
+		return;
+	for (;;) {
+		unsigned q = atomic_load_explicit(&wrapped[sig].seq, memory_order_acquire);
+		if (q & 1) { /* another thread is changing it: a moment */
+			syscall(SYS_sched_yield);
+			continue;
+		}
+		*w = wrapped[sig].w;
+		atomic_thread_fence(memory_order_acquire);
+		if (atomic_load_explicit(&wrapped[sig].seq, memory_order_relaxed) == q)
+			return;
+	}
+}
+
 /* install gives the kernel k for sig. The first install also learns, from
  * reading k back, glibc's restorer and whether the kernel clears unknown
  * flag bits (SA_UNSUPPORTED is never supported: a kernel that keeps it
@@ -191,7 +225,7 @@ static int apply(int sig, const struct sigaction *want, int force)
 	struct sigaction k = *want;
 	struct gt_sigwrap w = { 0 };
 	int changed = taken_over && gt_signals_policy(sig, want, &k, &w);
-	wrapped[sig] = w; /* before the kernel may enter the trampoline */
+	set_wrapped(sig, &w); /* before the kernel may enter the trampoline */
 	if (!force && !changed)
 		return 0;
 	if (install(sig, &k) != 0)
@@ -229,20 +263,13 @@ int gt_sigview_sigaction(int sig, const struct sigaction *act, struct sigaction 
 	return r;
 }
 
-void gt_sigview_delivered(int sig, struct gt_sigwrap *w)
+void gt_sigview_reset_delivered(int sig)
 {
-	if (sig < 1 || sig >= NSIGS) {
-		memset(w, 0, sizeof *w);
+	if (sig < 1 || sig >= NSIGS || !gt_sigview_own_process())
 		return;
-	}
-	if (!gt_sigview_own_process()) {
-		*w = wrapped[sig];
-		return;
-	}
 	sigset_t mask;
 	view_lock(&mask);
-	*w = wrapped[sig];
-	if (w->reset && reconcile(sig))
+	if (reconcile(sig))
 		(void)apply(sig, &view[sig], 0);
 	view_unlock(&mask);
 }
@@ -270,8 +297,6 @@ void gt_sigview_take_over(void)
 
 void gt_sigview_forget_installed(int sig)
 {
-	if (sig > 0 && sig < NSIGS) {
+	if (sig > 0 && sig < NSIGS)
 		installed[sig].sa_handler = SIG_DFL;
-		wrapped[sig].fn = NULL;
-	}
 }

@@ -34,10 +34,14 @@ int gt_sigview_sigaction(int sig, const struct sigaction *act, struct sigaction 
 /* gt_sigview_take_over applies the policy to every signal (constructor). */
 void gt_sigview_take_over(void);
 
-/* gt_sigview_delivered: a trampoline for sig was entered. *w gets what it
- * stands for; if the kernel reset the action on delivery (SA_RESETHAND),
- * the view becomes SIG_DFL and the policy's action for that is installed. */
-void gt_sigview_delivered(int sig, struct gt_sigwrap *w);
+/* gt_sigview_wrapped: what the trampoline for sig calls now (*w zero if
+ * none). Lock-free; safe in a signal handler. */
+void gt_sigview_wrapped(int sig, struct gt_sigwrap *w);
+
+/* gt_sigview_reset_delivered: a trampoline installed with SA_RESETHAND
+ * was entered; the kernel has reset the action to SIG_DFL, so the view
+ * becomes SIG_DFL and the policy's action for that is installed. */
+void gt_sigview_reset_delivered(int sig);
 
 /* gt_sigview_own_process: 0 in a vfork child (it shares our memory and
  * must not change the parent's view or trace), 1 otherwise. */

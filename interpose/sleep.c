@@ -2,8 +2,9 @@
  * GoStop + GoStart. A zero-length sleep records nothing.
  *
  * The flight recorder's snapshot signal (core/signals.c) is ours, not the
- * program's: a sleep it interrupts goes on sleeping for the time left, as
- * if the signal had never come. Every sleep here is therefore done with
+ * program's: a sleep only it interrupted (no handler of the program's ran
+ * on the thread meanwhile) goes on sleeping for the time left, as if the
+ * signal had never come. Every sleep here is therefore done with
  * nanosleep/clock_nanosleep and their remaining time. */
 #include <sched.h>
 #include <time.h>
@@ -19,11 +20,12 @@ static int sleep_rel(const struct timespec *req, struct timespec *rem)
 {
 	struct timespec left = *req, r;
 	for (;;) {
-		unsigned snaps = gt_snapshot_signals();
+		struct gt_sigmarks m;
+		gt_signals_marks(&m);
 		int e = GT_REAL(clock_nanosleep)(CLOCK_REALTIME, 0, &left, &r);
 		if (e == 0)
 			return 0;
-		if (e != EINTR || gt_snapshot_signals() == snaps) {
+		if (e != EINTR || !gt_signals_only_snapshot_since(&m)) {
 			if (rem)
 				*rem = r;
 			errno = e;
@@ -62,9 +64,10 @@ GT_EXPORT int clock_nanosleep(clockid_t clk, int flags, const struct timespec *r
 	struct timespec left = *req, r;
 	int e;
 	for (;;) {
-		unsigned snaps = gt_snapshot_signals();
+		struct gt_sigmarks m;
+		gt_signals_marks(&m);
 		e = GT_REAL(clock_nanosleep)(clk, flags, &left, &r);
-		if (e != EINTR || gt_snapshot_signals() == snaps)
+		if (e != EINTR || !gt_signals_only_snapshot_since(&m))
 			break;
 		if (!abs)
 			left = r;

@@ -83,9 +83,9 @@ static struct timespec in_ms(clockid_t clk, long ms)
 {
 	struct timespec ts;
 	clock_gettime(clk, &ts);
-	ts.tv_nsec += (ms % 1000) * 1000000;
-	ts.tv_sec += ms / 1000 + ts.tv_nsec / 1000000000;
-	ts.tv_nsec %= 1000000000;
+	long long ns = (long long)ts.tv_sec * 1000000000ll + ts.tv_nsec + (long long)ms * 1000000ll;
+	ts.tv_sec = (time_t)(ns / 1000000000ll);
+	ts.tv_nsec = (long)(ns % 1000000000ll);
 	return ts;
 }
 
