@@ -1,6 +1,7 @@
 /* clock.c — calibrating the TSC trace clock against CLOCK_MONOTONIC and
  * keeping it honest (clock.h). */
 #include "clock.h"
+#include "config.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -26,6 +27,12 @@ static _Atomic int cal_state;
 static _Atomic int cal_busy; /* one calibrator at a time; never waited for */
 static uint64_t cal_tsc, cal_ns;   /* the first pair */
 static uint64_t last_tsc, last_ns; /* the last pair used */
+static int forced_monotonic = -1;  /* GOTRACE_CLOCK=monotonic; -1 not configured */
+
+void gt_clock_configure(int monotonic)
+{
+	forced_monotonic = monotonic != 0;
+}
 
 #if defined(__x86_64__)
 
@@ -84,8 +91,12 @@ static int invariant_tsc(void)
 
 static int tsc_usable(void)
 {
-	const char *e = getenv("GOTRACE_CLOCK"); /* diagnostics: "monotonic" */
-	if (e && strcmp(e, "monotonic") == 0)
+	if (forced_monotonic < 0) { /* not configured: the table's parser, no warning */
+		struct gt_config c;
+		const char *e = secure_getenv(gt_config_options[GT_OPT_CLOCK].name);
+		forced_monotonic = e && gt_config_set(&c, GT_OPT_CLOCK, e) == 0 && c.clock_monotonic;
+	}
+	if (forced_monotonic)
 		return 0;
 	return invariant_tsc() && kernel_uses_tsc();
 }

@@ -86,6 +86,11 @@ static inline uint64_t gt_now(void)
  * CLOCK_MONOTONIC); called by the flusher at each generation switch. */
 void gt_clock_check(void);
 
+/* gt_clock_configure passes GOTRACE_CLOCK as loaded by the option table
+ * (core/config.c): monotonic = 1 never uses the TSC. Call before the first
+ * event; without it the clock reads the variable through the same table. */
+void gt_clock_configure(int monotonic);
+
 /* gt_clock_after_fork repairs the clock in the child of fork (a
  * calibration the parent's flusher had under way never finishes there). */
 void gt_clock_after_fork(void);

@@ -242,48 +242,74 @@ static int parse_flight(struct gt_config *c, const char *s)
 	return 0;
 }
 
-/* parse_signal: a signal name with or without SIG ("USR2", "SIGUSR1"),
- * "RTMIN+N", a number from 1 to 64, or "0"/"none" for no signal. Signals a
- * program cannot catch or that report faults are refused. */
+/* ascii_eq compares two strings ignoring ASCII case (no locale). */
+static int ascii_eq(const char *a, const char *b)
+{
+	for (; *a && *b; a++, b++) {
+		char x = *a >= 'a' && *a <= 'z' ? (char)(*a - 32) : *a;
+		char y = *b >= 'a' && *b <= 'z' ? (char)(*b - 32) : *b;
+		if (x != y)
+			return 0;
+	}
+	return *a == *b;
+}
+
+static int ascii_prefix(const char *s, const char *prefix)
+{
+	size_t n = strlen(prefix);
+	char head[16];
+	if (n >= sizeof head || strlen(s) < n)
+		return 0;
+	memcpy(head, s, n);
+	head[n] = '\0';
+	return ascii_eq(head, prefix);
+}
+
+/* parse_signal: the flight recorder's snapshot signal. Only signals the
+ * kernel never sends on its own: USR1, USR2 and the real-time signals
+ * (RTMIN+N, RTMAX-N as glibc numbers them: 34 to 64), with or without SIG,
+ * in any case, or their numbers; "none" for no snapshot signal. A signal
+ * the kernel sends (PIPE, ALRM, CHLD, ...) would change what the program
+ * sees when it comes: it would no longer end the program, or no longer be
+ * ignored. */
 static int parse_signal(struct gt_config *c, const char *s)
 {
-	static const struct {
-		const char *name;
-		int sig;
-	} names[] = {
-		{ "HUP", 1 }, { "INT", 2 }, { "QUIT", 3 }, { "USR1", 10 }, { "USR2", 12 },
-		{ "PIPE", 13 }, { "ALRM", 14 }, { "TERM", 15 }, { "URG", 23 }, { "VTALRM", 26 },
-		{ "PROF", 27 }, { "WINCH", 28 }, { "PWR", 30 },
-	};
 	uint64_t v;
-	if (strcmp(s, "none") == 0 || strcmp(s, "0") == 0) {
+	if (ascii_eq(s, "none")) {
 		c->flight_signal = 0;
 		return 0;
 	}
-	if (strncmp(s, "SIG", 3) == 0)
+	if (ascii_prefix(s, "SIG"))
 		s += 3;
-	if (strncmp(s, "RTMIN+", 6) == 0) {
-		if (parse_uint(s + 6, 30, &v) < 0)
-			return -1;
-		c->flight_signal = 34 + (int)v; /* SIGRTMIN as glibc reports it */
+	if (ascii_eq(s, "USR1") || ascii_eq(s, "USR2")) {
+		c->flight_signal = s[3] == '1' ? 10 : 12;
 		return 0;
 	}
-	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-		if (strcmp(s, names[i].name) == 0) {
-			c->flight_signal = names[i].sig;
-			return 0;
+	if (ascii_prefix(s, "RTMIN") || ascii_prefix(s, "RTMAX")) {
+		int max = s[3] == 'a' || s[3] == 'A';
+		const char *n = s + 5;
+		v = 0;
+		if (*n != '\0') {
+			if (*n != (max ? '-' : '+') || parse_uint(n + 1, 30, &v) < 0)
+				return -1;
 		}
+		c->flight_signal = max ? 64 - (int)v : 34 + (int)v; /* glibc's SIGRTMIN is 34 */
+		return 0;
 	}
-	if (parse_uint(s, 64, &v) < 0 || v == 0)
+	if (parse_uint(s, 64, &v) < 0 || (v != 10 && v != 12 && v < 34))
 		return -1;
-	/* KILL, STOP: uncatchable; ILL TRAP ABRT BUS FPE SEGV: faults;
-	 * CHLD CONT TSTP TTIN TTOU: job control; 32, 33: glibc's own. */
-	switch (v) {
-	case 4: case 5: case 6: case 7: case 8: case 9: case 11: case 17: case 18:
-	case 19: case 20: case 21: case 22: case 32: case 33:
-		return -1;
-	}
 	c->flight_signal = (int)v;
+	return 0;
+}
+
+static int parse_clock(struct gt_config *c, const char *s)
+{
+	if (strcmp(s, "auto") == 0)
+		c->clock_monotonic = false;
+	else if (strcmp(s, "monotonic") == 0)
+		c->clock_monotonic = true;
+	else
+		return -1;
 	return 0;
 }
 
@@ -360,8 +386,8 @@ const struct gt_option_desc gt_config_options[GT_OPT_COUNT] = {
 	[GT_OPT_FLIGHT_SIGNAL] = {
 		.name = "GOTRACE_FLIGHT_SIGNAL",
 		.def = "USR2",
-		.help = "signal that makes the flight recorder write a snapshot (USR1, RTMIN+3, 10, none)",
-		.expect = "a catchable signal such as USR1, USR2, RTMIN+3 or 10, or none",
+		.help = "signal that makes the flight recorder write a snapshot: USR1, USR2, RTMIN+N, RTMAX-N, their number, or none",
+		.expect = "USR1, USR2, RTMIN+N or RTMAX-N (N from 0 to 30), their number (10, 12, 34 to 64), or none",
 		.parse = parse_signal,
 	},
 	[GT_OPT_BUFFER] = {
@@ -370,6 +396,13 @@ const struct gt_option_desc gt_config_options[GT_OPT_COUNT] = {
 		.help = "memory for events not yet written; when the writer falls behind, threads wait for it",
 		.expect = "a size from 1MB to 64GB such as 64MB",
 		.parse = parse_buffer,
+	},
+	[GT_OPT_CLOCK] = {
+		.name = "GOTRACE_CLOCK",
+		.def = "auto",
+		.help = "trace clock: auto (the TSC where the kernel keeps time with it, else CLOCK_MONOTONIC) or monotonic (always CLOCK_MONOTONIC)",
+		.expect = "auto or monotonic",
+		.parse = parse_clock,
 	},
 };
 
@@ -404,7 +437,7 @@ int gt_config_load(struct gt_config *c, gt_config_lookup_fn lookup,
 		bad++;
 		if (warn == NULL)
 			continue;
-		/* At most 9 + 21 + 1 + 71 + 8 + 80 + 8 + 16 + 1 bytes: it fits. */
+		/* At most 9 + 21 + 1 + 71 + 8 + 90 + 8 + 16 + 1 bytes: it fits. */
 		char buf[GT_CONFIG_LINE_MAX], q[96];
 		struct line l = { buf, 0, sizeof buf, false };
 		buf[0] = '\0';

@@ -23,6 +23,7 @@ enum gt_opt {
 	GT_OPT_FLIGHT,  /* GOTRACE_FLIGHT */
 	GT_OPT_FLIGHT_SIGNAL, /* GOTRACE_FLIGHT_SIGNAL */
 	GT_OPT_BUFFER,  /* GOTRACE_BUFFER */
+	GT_OPT_CLOCK,   /* GOTRACE_CLOCK */
 	GT_OPT_COUNT
 };
 
@@ -46,8 +47,9 @@ struct gt_config {
 	bool malloc_events;          /* heap alloc/free events on */
 	uint64_t flight_ns;          /* flight recorder window, 0 = none */
 	uint64_t flight_bytes;       /* flight recorder size cap, 0 = recorder off */
-	int flight_signal;           /* snapshot signal, 0 = none */
+	int flight_signal;           /* snapshot signal: 10, 12 or 34..64; 0 = none */
 	uint64_t buffer_bytes;       /* unwritten-event memory before threads wait */
+	bool clock_monotonic;        /* GOTRACE_CLOCK=monotonic: never the TSC */
 };
 
 /* gt_option_desc describes one option: what `gotrace help` prints and what a

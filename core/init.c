@@ -138,6 +138,7 @@ __attribute__((constructor)) static void gt_init(int argc, char **argv, char **e
 	gt_real_resolve();
 	struct gt_config cfg;
 	gt_config_load(&cfg, secure_getenv, warn_line, NULL);
+	gt_clock_configure(cfg.clock_monotonic);
 	gt.max_frames = cfg.stacks ? cfg.stacks : 1; /* 0: only the interposed call */
 	gt.period_ns = cfg.period_ns;
 	gt.format = (int)cfg.format;

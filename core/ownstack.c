@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <stdint.h>
 #include <sys/mman.h>
+#include <time.h>
 
 #define OWN_STACK_SIZE (1u << 20)
 #define GUARD_SIZE 4096u
@@ -27,6 +28,27 @@ static void switch_and_call(void *top, void (*fn)(void *), void *arg)
 			   "xmm11", "xmm12", "xmm13", "xmm14", "xmm15");
 }
 
+/* drain_own_signals takes back a SIGPIPE or SIGXFSZ that the work's own
+ * writes raised (a FIFO's reader gone, a file size limit): left pending,
+ * it would reach the program, or kill it, once the mask is restored. One
+ * that was pending before is the program's and stays. */
+static void drain_own_signals(const sigset_t *before)
+{
+	static const int ours[] = { SIGPIPE, SIGXFSZ };
+	sigset_t now;
+	if (sigpending(&now) != 0)
+		return;
+	for (unsigned i = 0; i < sizeof ours / sizeof ours[0]; i++) {
+		if (!sigismember(&now, ours[i]) || sigismember(before, ours[i]))
+			continue;
+		sigset_t one;
+		sigemptyset(&one);
+		sigaddset(&one, ours[i]);
+		struct timespec zero = { 0, 0 };
+		sigtimedwait(&one, NULL, &zero);
+	}
+}
+
 int gt_ownstack_run(void (*fn)(void *), void *arg)
 {
 	int saved = errno;
@@ -44,8 +66,11 @@ int gt_ownstack_run(void (*fn)(void *), void *arg)
 		mprotect(p, GUARD_SIZE, PROT_NONE);
 		stack_base = p;
 	}
+	sigset_t before;
+	sigpending(&before);
 	void *top = stack_base + GUARD_SIZE + OWN_STACK_SIZE - 64;
 	switch_and_call(top, fn, arg);
+	drain_own_signals(&before);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	errno = saved;
 	return 0;

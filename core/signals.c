@@ -1,106 +1,183 @@
-/* signals.c — final flush on terminating signals and crashes.
+/* signals.c — the tracer's signal handlers and the policy that chooses
+ * them (signals.h).
  *
- * The handler does no tracer work itself (the signal may have interrupted
- * malloc or the tracer on this thread): it asks the flusher thread to write
- * the final generation, waits a bounded time, restores the default action
- * and re-raises, so the exit status (death by that signal, core dump) is
- * what it would have been untraced. */
+ * The death handler: the program's view is SIG_DFL for a signal that ends
+ * the process, so the process is about to die. It has the final generation
+ * written (gt_flusher_final: from any context, or it gives up safely),
+ * restores SIG_DFL and lets the signal do exactly what it would have done:
+ * a fault re-executes the faulting instruction, anything else is sent
+ * again to the same thread and delivered when the handler returns, so the
+ * process dies by the same signal with the same core-dump bit. It is
+ * async-signal-safe and leaves errno as it found it.
+ *
+ * The snapshot handler (GOTRACE_FLIGHT_SIGNAL while the program's view is
+ * SIG_DFL) counts and pokes the flusher. With a handler of the program's
+ * own for that signal, a trampoline asks for the snapshot and then calls
+ * the program's handler. The same trampoline stands in front of a
+ * program's SA_RESETHAND handler for a signal that ends the process: after
+ * the kernel's reset the view is SIG_DFL, and the death handler is put
+ * back (core/sigview.c). */
 #include "signals.h"
 
 #include <errno.h>
 #include <stdatomic.h>
-#include <signal.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #include "flusher.h"
-#include "log.h"
+#include "real.h"
 #include "thread.h"
 #include "tracer.h"
-
-static const int taken[] = { SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT };
 
 /* Long enough for the flusher to symbolize and write a generation, and for
  * a writer stuck in a section to be given up (WRITER_WAIT_NS). */
 #define FINAL_WAIT_MS 4000
 
-static void on_signal(int sig, siginfo_t *si, void *uc)
+static int flight_sig; /* the snapshot signal with the flight recorder on, else 0 */
+
+/* Per thread: snapshot handlers and program handlers run on it (TLS of
+ * the initial-exec model: safe in a handler). Only that thread writes
+ * them; a handler that interrupts the thread between a load and a store
+ * finishes before the thread goes on, so plain increments suffice. */
+static __thread unsigned snapshots_here, handlers_here;
+
+void gt_signals_marks(struct gt_sigmarks *m)
 {
-	(void)si;
-	(void)uc;
+	m->snapshots = snapshots_here;
+	m->handlers = handlers_here;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+
+int gt_signals_only_snapshot_since(const struct gt_sigmarks *m)
+{
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	return snapshots_here != m->snapshots && handlers_here == m->handlers;
+}
+
+int gt_signal_ends_process(int sig)
+{
+	switch (sig) {
+	case SIGCHLD: case SIGCONT: case SIGURG: case SIGWINCH:
+	case SIGTSTP: case SIGTTIN: case SIGTTOU: case SIGSTOP: case SIGKILL:
+		return 0;
+	}
+	return gt_sigview_managed(sig);
+}
+
+/* refaults: the kernel raised sig for the instruction the thread returns
+ * to, which raises it again once SIG_DFL is back. An action-optional
+ * machine check (BUS_MCEERR_AO) is not about that instruction. */
+static int refaults(int sig, const siginfo_t *si)
+{
+	if (!si || si->si_code <= 0) /* sent by kill, tgkill, sigqueue */
+		return 0;
+	if (sig == SIGBUS)
+		return si->si_code != BUS_MCEERR_AO;
+	return sig == SIGSEGV || sig == SIGILL || sig == SIGFPE;
+}
+
+static void on_death(int sig, siginfo_t *si, void *ucv)
+{
 	int saved = errno;
+	int own = gt_sigview_own_process(); /* a vfork child writes nothing of ours */
 	/* Not raising gt_self.inside first: gt_flusher_final tells from it
-	 * whether this thread may write the final generation itself. */
-	gt_flusher_final(FINAL_WAIT_MS);
-	gt_self.inside++;
+	 * whether this thread may write the final generation itself (only a
+	 * thread with nothing of the tracer interrupted may). */
+	if (own)
+		gt_flusher_final(FINAL_WAIT_MS);
 	struct sigaction dfl;
 	memset(&dfl, 0, sizeof dfl);
 	dfl.sa_handler = SIG_DFL;
-	sigemptyset(&dfl.sa_mask);
-	sigaction(sig, &dfl, NULL);
-	/* A fault re-executes the faulting instruction on return and dies by
-	 * it; anything else is sent again and delivered when we return. */
-	if (sig != SIGSEGV && sig != SIGBUS && sig != SIGILL && sig != SIGFPE)
-		syscall(SYS_tgkill, getpid(), syscall(SYS_gettid), sig);
-	else if (si && si->si_code <= 0) /* sent by kill(), not a fault */
-		syscall(SYS_tgkill, getpid(), syscall(SYS_gettid), sig);
-	gt_self.inside--;
+	GT_REAL(sigaction)(sig, &dfl, NULL);
+	if (own)
+		gt_sigview_forget_installed(sig);
+	if (!refaults(sig, si)) {
+		syscall(SYS_tgkill, (pid_t)syscall(SYS_getpid), (pid_t)syscall(SYS_gettid), sig);
+		/* Delivered when the interrupted code's mask is back. */
+		if (ucv)
+			sigdelset(&((ucontext_t *)ucv)->uc_sigmask, sig);
+	}
 	errno = saved;
 }
 
-static _Atomic unsigned snapshot_signals;
-
-unsigned gt_snapshot_signals(void)
-{
-	return atomic_load_explicit(&snapshot_signals, memory_order_acquire);
-}
-
-/* The flight recorder's snapshot signal: the flusher does the work. */
 static void on_snapshot_signal(int sig)
 {
 	(void)sig;
 	int saved = errno;
-	atomic_fetch_add_explicit(&snapshot_signals, 1, memory_order_release);
-	gt_flusher_snapshot();
+	if (gt_sigview_own_process()) {
+		snapshots_here++;
+		gt_flusher_snapshot();
+	}
 	errno = saved;
 }
 
-/* install_snapshot_signal takes GOTRACE_FLIGHT_SIGNAL, unless the program
- * already handles or ignores that signal (it keeps its own meaning). */
-static void install_snapshot_signal(void)
+/* trampoline: in front of a program's handler when the program's view
+ * needs bookkeeping at delivery (SA_RESETHAND), when the signal is the
+ * snapshot signal, and in flight mode for every handler (counted, so that
+ * a sleep it interrupts is not resumed). */
+static void trampoline(int sig, siginfo_t *si, void *uc)
 {
-	if (!gt.flight_bytes || !gt.flight_signal)
-		return;
-	struct sigaction old;
-	if (sigaction(gt.flight_signal, NULL, &old) != 0)
-		return;
-	if ((old.sa_flags & SA_SIGINFO) || old.sa_handler != SIG_DFL) {
-		gt_warn("flight recorder: signal %d already has a handler; set GOTRACE_FLIGHT_SIGNAL to another one for snapshots",
-			gt.flight_signal);
-		return;
+	int saved = errno;
+	struct gt_sigwrap w;
+	gt_sigview_wrapped(sig, &w);
+	if (w.reset)
+		gt_sigview_reset_delivered(sig);
+	if (sig == flight_sig && gt_sigview_own_process())
+		gt_flusher_snapshot();
+	errno = saved;
+	if (w.fn == NULL || w.fn == (void *)SIG_DFL || w.fn == (void *)SIG_IGN)
+		return; /* changed meanwhile by another thread */
+	handlers_here++;
+	if (w.siginfo)
+		((void (*)(int, siginfo_t *, void *))w.fn)(sig, si, uc);
+	else
+		((void (*)(int))w.fn)(sig);
+}
+
+int gt_signals_is_ours(void *fn)
+{
+	return fn == (void *)on_death || fn == (void *)on_snapshot_signal || fn == (void *)trampoline;
+}
+
+int gt_signals_policy(int sig, const struct sigaction *view, struct sigaction *k, struct gt_sigwrap *w)
+{
+	*k = *view;
+	memset(w, 0, sizeof *w);
+	if (view->sa_handler == SIG_IGN)
+		return 0; /* ignored stays ignored, and is inherited across exec */
+	if (view->sa_handler == SIG_DFL) {
+		if (sig == flight_sig) {
+			memset(k, 0, sizeof *k);
+			k->sa_handler = on_snapshot_signal;
+			k->sa_flags = SA_RESTART;
+			sigemptyset(&k->sa_mask);
+			return 1;
+		}
+		if (!gt_signal_ends_process(sig))
+			return 0;
+		memset(k, 0, sizeof *k);
+		k->sa_sigaction = on_death;
+		/* Every signal blocked: nothing interrupts the final flush. On
+		 * the program's alternate stack if it has one (a stack
+		 * overflow's SIGSEGV). */
+		k->sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESTART;
+		sigfillset(&k->sa_mask);
+		return 1;
 	}
-	struct sigaction sa;
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = on_snapshot_signal;
-	sa.sa_flags = SA_RESTART;
-	sigemptyset(&sa.sa_mask);
-	sigaction(gt.flight_signal, &sa, NULL);
+	if (!flight_sig && !((view->sa_flags & SA_RESETHAND) && gt_signal_ends_process(sig)))
+		return 0; /* the program's handler, exactly */
+	w->fn = (void *)view->sa_sigaction;
+	w->siginfo = (view->sa_flags & SA_SIGINFO) != 0;
+	w->reset = (view->sa_flags & SA_RESETHAND) != 0;
+	k->sa_sigaction = trampoline;
+	k->sa_flags |= SA_SIGINFO;
+	return 1;
 }
 
 void gt_signals_install(void)
 {
-	install_snapshot_signal();
-	for (size_t i = 0; i < sizeof taken / sizeof taken[0]; i++) {
-		struct sigaction old;
-		if (sigaction(taken[i], NULL, &old) != 0 || (old.sa_flags & SA_SIGINFO) ||
-		    old.sa_handler != SIG_DFL)
-			continue;
-		struct sigaction sa;
-		memset(&sa, 0, sizeof sa);
-		sa.sa_sigaction = on_signal;
-		sa.sa_flags = SA_SIGINFO | SA_RESTART;
-		sigemptyset(&sa.sa_mask);
-		sigaction(taken[i], &sa, NULL);
-	}
+	flight_sig = gt.flight_bytes ? gt.flight_signal : 0;
+	gt_sigview_take_over();
 }

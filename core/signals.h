@@ -1,18 +1,43 @@
-/* signals.h — write the generation in progress before a signal ends the
- * program, then let the signal do exactly what it would have done. */
+/* signals.h — the tracer's signal handlers and which one the kernel gets
+ * for each signal (core/sigview.h keeps the program's own view). */
 #ifndef GT_SIGNALS_H
 #define GT_SIGNALS_H
 
-/* gt_signals_install takes over the terminating signals (SIGTERM, SIGINT,
- * SIGHUP, SIGQUIT) and the crashes (SIGSEGV, SIGBUS, SIGILL, SIGFPE,
- * SIGABRT) whose disposition is still the default. A handler the program
- * installs later replaces ours, as it would replace the default. With the
- * flight recorder on, also GOTRACE_FLIGHT_SIGNAL (a snapshot request). */
+#include <signal.h>
+
+#include "sigview.h"
+
+/* gt_signals_install takes over every signal's kernel action (constructor,
+ * after the options are known): the death handler where the program's
+ * view is SIG_DFL for a signal that ends the process, the snapshot handler
+ * or a dispatcher for GOTRACE_FLIGHT_SIGNAL with the flight recorder on. */
 void gt_signals_install(void);
 
-/* gt_snapshot_signals counts the flight recorder's snapshot signals
- * received so far: a sleep that sees it change across an EINTR was
- * interrupted by us and resumes (interpose/sleep.c). */
-unsigned gt_snapshot_signals(void);
+/* gt_signals_policy: what the kernel gets for sig when the program's view
+ * is *view. Returns 0 when that is the view itself (*k = *view), 1 when
+ * *k is the tracer's handler or a trampoline (*w then says what the
+ * trampoline calls). */
+int gt_signals_policy(int sig, const struct sigaction *view, struct sigaction *k, struct gt_sigwrap *w);
+
+/* gt_signal_ends_process: sig's default action ends the process
+ * (terminate or core dump), i.e. everything but CHLD, CONT, URG, WINCH,
+ * the stop signals and KILL. */
+int gt_signal_ends_process(int sig);
+
+/* gt_signals_is_ours: fn is one of the tracer's handlers. */
+int gt_signals_is_ours(void *fn);
+
+/* Marks of what ran on the calling thread: the tracer's snapshot handler
+ * and the program's own handlers (in flight mode every program handler
+ * runs behind a trampoline that counts it). A sleep cut short by EINTR
+ * resumes only when the snapshot handler ran on its thread and no handler
+ * of the program's did (interpose/sleep.c): an interruption the program
+ * would have seen untraced is never hidden. */
+struct gt_sigmarks {
+	unsigned snapshots;
+	unsigned handlers;
+};
+void gt_signals_marks(struct gt_sigmarks *m);
+int gt_signals_only_snapshot_since(const struct gt_sigmarks *m);
 
 #endif

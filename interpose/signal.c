@@ -1,31 +1,161 @@
-/* signal.c — sigaction and signal pass straight through; the only thing
- * watched is a program taking the flight recorder's snapshot signal for
- * itself, which it may (its handler wins), but which ends snapshots: one
- * warning says so and how to pick another signal. */
+/* signal.c — every libc call that sets or reads a signal disposition, so
+ * that the program sees only its own view (core/sigview.h) while the
+ * kernel holds the tracer's death handler where the program has SIG_DFL.
+ *
+ * signal(), sysv_signal(), sigset(), sigignore() and siginterrupt() call
+ * sigaction inside libc, out of our sight: each is done here the way glibc
+ * documents it, on top of the virtual sigaction. sighold, sigrelse and
+ * sigpause change only the signal mask and pass through. */
+#include <errno.h>
 #include <signal.h>
+#include <stdatomic.h>
+#include <string.h>
 
-#include "../core/log.h"
-#include "../core/tracer.h"
+#include "../core/sigview.h"
 #include "interpose.h"
-
-static void watch(int sig, int takes_over)
-{
-	static _Atomic int warned;
-	if (!takes_over || !gt.flight_bytes || sig != gt.flight_signal || gt_self.inside)
-		return;
-	if (!atomic_exchange(&warned, 1))
-		gt_warn("flight recorder: the program installed its own handler for signal %d; "
-			"set GOTRACE_FLIGHT_SIGNAL to another signal for snapshots", sig);
-}
 
 GT_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
-	watch(sig, act != NULL);
-	return GT_REAL(sigaction)(sig, act, old);
+	return gt_sigview_sigaction(sig, act, old);
+}
+
+/* glibc exports the same function as __sigaction too. */
+int gt___sigaction(int sig, const struct sigaction *act, struct sigaction *old) __asm__("__sigaction");
+GT_EXPORT int gt___sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+{
+	return gt_sigview_sigaction(sig, act, old);
+}
+
+/* Signals siginterrupt(sig, 1) asked not to restart calls: signal() then
+ * installs without SA_RESTART (glibc keeps the same set). Bit sig - 1. */
+static _Atomic unsigned long long interrupting;
+
+/* valid_for_signal: what glibc's signal() accepts before calling
+ * sigaction (KILL and STOP are refused by sigaction itself). */
+static int valid_for_signal(int sig, sighandler_t handler)
+{
+	if (handler == SIG_ERR || sig < 1 || sig >= NSIG || (sig >= 32 && sig < SIGRTMIN)) {
+		errno = EINVAL;
+		return 0;
+	}
+	return 1;
+}
+
+/* bsd_signal: BSD semantics (glibc's signal): sig blocked while its
+ * handler runs, calls restarted unless siginterrupt said otherwise. */
+static sighandler_t bsd_signal_impl(int sig, sighandler_t handler)
+{
+	if (!valid_for_signal(sig, handler))
+		return SIG_ERR;
+	struct sigaction act, old;
+	memset(&act, 0, sizeof act);
+	act.sa_handler = handler;
+	sigemptyset(&act.sa_mask);
+	sigaddset(&act.sa_mask, sig);
+	act.sa_flags = (atomic_load(&interrupting) >> (sig - 1)) & 1 ? 0 : SA_RESTART;
+	if (gt_sigview_sigaction(sig, &act, &old) < 0)
+		return SIG_ERR;
+	return old.sa_handler;
 }
 
 GT_EXPORT sighandler_t signal(int sig, sighandler_t handler)
 {
-	watch(sig, 1);
-	return GT_REAL(signal)(sig, handler);
+	return bsd_signal_impl(sig, handler);
+}
+
+GT_EXPORT sighandler_t bsd_signal(int sig, sighandler_t handler)
+{
+	return bsd_signal_impl(sig, handler);
+}
+
+/* ssignal: glibc's other name for signal. */
+GT_EXPORT sighandler_t ssignal(int sig, sighandler_t handler)
+{
+	return bsd_signal_impl(sig, handler);
+}
+
+/* sysv_signal: System V semantics: one-shot, not blocked while it runs,
+ * calls interrupted (glibc also sets the historical no-op SA_INTERRUPT,
+ * which the kernel drops or keeps as it does untraced). */
+static sighandler_t sysv_signal_impl(int sig, sighandler_t handler)
+{
+	if (!valid_for_signal(sig, handler))
+		return SIG_ERR;
+	struct sigaction act, old;
+	memset(&act, 0, sizeof act);
+	act.sa_handler = handler;
+	sigemptyset(&act.sa_mask);
+	act.sa_flags = SA_RESETHAND | SA_NODEFER | SA_INTERRUPT;
+	if (gt_sigview_sigaction(sig, &act, &old) < 0)
+		return SIG_ERR;
+	return old.sa_handler;
+}
+
+GT_EXPORT sighandler_t sysv_signal(int sig, sighandler_t handler)
+{
+	return sysv_signal_impl(sig, handler);
+}
+
+sighandler_t gt___sysv_signal(int sig, sighandler_t handler) __asm__("__sysv_signal");
+GT_EXPORT sighandler_t gt___sysv_signal(int sig, sighandler_t handler)
+{
+	return sysv_signal_impl(sig, handler);
+}
+
+/* sigset (System V): SIG_HOLD blocks sig and returns its disposition (or
+ * SIG_HOLD if it was blocked already); anything else becomes the
+ * disposition (empty mask, no flags) and unblocks sig, returning SIG_HOLD
+ * if it was blocked, else the previous disposition. */
+GT_EXPORT sighandler_t sigset(int sig, sighandler_t disp)
+{
+	sigset_t one, was;
+	struct sigaction act, old;
+	sigemptyset(&one);
+	if (sigaddset(&one, sig) < 0)
+		return SIG_ERR;
+	if (disp == SIG_HOLD) {
+		if (sigprocmask(SIG_BLOCK, &one, &was) < 0)
+			return SIG_ERR;
+		if (sigismember(&was, sig))
+			return SIG_HOLD;
+		if (gt_sigview_sigaction(sig, NULL, &old) < 0)
+			return SIG_ERR;
+		return old.sa_handler;
+	}
+	memset(&act, 0, sizeof act);
+	act.sa_handler = disp;
+	sigemptyset(&act.sa_mask);
+	act.sa_flags = 0;
+	if (gt_sigview_sigaction(sig, &act, &old) < 0)
+		return SIG_ERR;
+	if (sigprocmask(SIG_UNBLOCK, &one, &was) < 0)
+		return SIG_ERR;
+	return sigismember(&was, sig) ? SIG_HOLD : old.sa_handler;
+}
+
+GT_EXPORT int sigignore(int sig)
+{
+	struct sigaction act;
+	memset(&act, 0, sizeof act);
+	act.sa_handler = SIG_IGN;
+	sigemptyset(&act.sa_mask);
+	return gt_sigview_sigaction(sig, &act, NULL);
+}
+
+/* siginterrupt: whether sig's handler interrupts calls (no SA_RESTART) or
+ * lets them restart, on the current action, remembered for signal(). */
+GT_EXPORT int siginterrupt(int sig, int interrupt)
+{
+	struct sigaction act;
+	if (gt_sigview_sigaction(sig, NULL, &act) < 0)
+		return -1;
+	unsigned long long bit = sig > 0 && sig <= 64 ? 1ull << (sig - 1) : 0;
+	if (interrupt) {
+		atomic_fetch_or(&interrupting, bit);
+		act.sa_flags &= ~SA_RESTART;
+	} else {
+		atomic_fetch_and(&interrupting, ~bit);
+		act.sa_flags |= SA_RESTART;
+	}
+	return gt_sigview_sigaction(sig, &act, NULL) < 0 ? -1 : 0;
 }

@@ -2,8 +2,9 @@
  * GoStop + GoStart. A zero-length sleep records nothing.
  *
  * The flight recorder's snapshot signal (core/signals.c) is ours, not the
- * program's: a sleep it interrupts goes on sleeping for the time left, as
- * if the signal had never come. Every sleep here is therefore done with
+ * program's: a sleep only it interrupted (no handler of the program's ran
+ * on the thread meanwhile) goes on sleeping for the time left, as if the
+ * signal had never come. Every sleep here is therefore done with
  * nanosleep/clock_nanosleep and their remaining time. */
 #include <sched.h>
 #include <time.h>
@@ -19,11 +20,12 @@ static int sleep_rel(const struct timespec *req, struct timespec *rem)
 {
 	struct timespec left = *req, r;
 	for (;;) {
-		unsigned snaps = gt_snapshot_signals();
+		struct gt_sigmarks m;
+		gt_signals_marks(&m);
 		int e = GT_REAL(clock_nanosleep)(CLOCK_REALTIME, 0, &left, &r);
 		if (e == 0)
 			return 0;
-		if (e != EINTR || gt_snapshot_signals() == snaps) {
+		if (e != EINTR || !gt_signals_only_snapshot_since(&m)) {
 			if (rem)
 				*rem = r;
 			errno = e;
@@ -53,25 +55,28 @@ GT_EXPORT int nanosleep(const struct timespec *req, struct timespec *rem)
 GT_EXPORT int clock_nanosleep(clockid_t clk, int flags, const struct timespec *req, struct timespec *rem)
 {
 	struct gt_thread *t = gt_enter();
-	if (!t || (!(flags & TIMER_ABSTIME) && !positive(req)))
+	int abs = (flags & TIMER_ABSTIME) != 0;
+	if (!t || !req || (!abs && !positive(req)))
 		return GT_REAL(clock_nanosleep)(clk, flags, req, rem);
 	int blocked = gt_block(t, GT_STR_SLEEP, GT_SITE(clock_nanosleep), 0);
-	struct timespec left = *req;
-	int r;
+	/* Returns the error number (errno untouched), as glibc's does; the
+	 * time left is written only for a relative sleep a signal cut short. */
+	struct timespec left = *req, r;
+	int e;
 	for (;;) {
-		unsigned snaps = gt_snapshot_signals();
-		r = GT_REAL(clock_nanosleep)(clk, flags, &left, rem);
-		if (r != EINTR || gt_snapshot_signals() == snaps)
+		struct gt_sigmarks m;
+		gt_signals_marks(&m);
+		e = GT_REAL(clock_nanosleep)(clk, flags, &left, &r);
+		if (e != EINTR || !gt_signals_only_snapshot_since(&m))
 			break;
-		if (!(flags & TIMER_ABSTIME)) {
-			if (!rem)
-				break; /* the time left is unknown: report the interruption */
-			left = *rem;
-		}
+		if (!abs)
+			left = r;
 	}
+	if (e == EINTR && !abs && rem)
+		*rem = r;
 	if (blocked)
 		gt_unblock(t, 0);
-	return r;
+	return e;
 }
 
 GT_EXPORT int usleep(useconds_t us)
@@ -92,11 +97,16 @@ GT_EXPORT unsigned sleep(unsigned s)
 	struct gt_thread *t = gt_enter();
 	if (!t || s == 0)
 		return GT_REAL(sleep)(s);
+	int saved = errno;
 	int blocked = gt_block(t, GT_STR_SLEEP, GT_SITE(sleep), 0);
 	struct timespec req = { (time_t)s, 0 }, rem;
 	unsigned r = 0;
-	if (sleep_rel(&req, &rem) != 0) /* rounded like glibc's sleep */
-		r = (unsigned)rem.tv_sec + (rem.tv_nsec >= 500000000L);
+	/* As glibc's sleep: interrupted, the whole seconds left (truncated)
+	 * with errno EINTR; otherwise 0 with errno as it was. */
+	if (sleep_rel(&req, &rem) != 0)
+		r = (unsigned)rem.tv_sec;
+	else
+		errno = saved;
 	if (blocked)
 		gt_unblock(t, 0);
 	return r;

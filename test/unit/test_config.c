@@ -60,6 +60,7 @@ static void assert_defaults(const struct gt_config *c)
 	cr_assert_eq(c->flight_bytes, 0);
 	cr_assert_eq(c->flight_signal, 12);
 	cr_assert_eq(c->buffer_bytes, 64ull << 20);
+	cr_assert_eq(c->clock_monotonic, false);
 }
 
 Test(config, defaults)
@@ -195,18 +196,27 @@ Test(config, flight_signal_and_buffer_valid)
 	static const struct {
 		const char *s;
 		int sig;
-	} ok[] = { { "USR1", 10 }, { "SIGUSR2", 12 }, { "RTMIN+3", 37 }, { "SIGRTMIN+0", 34 },
-		   { "10", 10 }, { "none", 0 }, { "0", 0 }, { "WINCH", 28 }, { "64", 64 } };
+	} ok[] = { { "USR1", 10 },     { "SIGUSR2", 12 },    { "usr2", 12 },     { "RTMIN+3", 37 },
+		   { "SIGRTMIN+0", 34 }, { "RTMIN", 34 },      { "RTMAX", 64 },    { "RTMAX-2", 62 },
+		   { "sigrtmax-30", 34 }, { "RTMIN+30", 64 },  { "10", 10 },       { "12", 12 },
+		   { "34", 34 },         { "64", 64 },         { "none", 0 },      { "NONE", 0 } };
 	struct gt_config c;
 	for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
 		cr_assert_eq(load_one(&c, "GOTRACE_FLIGHT_SIGNAL", ok[i].s), 0, "%s", ok[i].s);
 		cr_assert_eq(c.flight_signal, ok[i].sig, "%s", ok[i].s);
 	}
-	const char *bad[] = { "KILL", "9", "SEGV", "11", "19", "65", "usr2", "RTMIN+31", "" };
-	for (size_t i = 0; i + 1 < sizeof bad / sizeof bad[0]; i++) {
+	/* Signals the kernel sends on its own, uncatchable ones, glibc's own
+	 * (32, 33) and malformed names are refused. */
+	const char *bad[] = { "KILL", "9", "SEGV", "11", "19", "65", "PIPE", "SIGPIPE", "13", "ALRM", "14",
+			      "TERM", "15", "HUP", "INT", "WINCH", "28", "CHLD", "0", "1", "32", "33",
+			      "RTMIN+31", "RTMIN-1", "RTMAX+1", "RTMIN+", "RTMAX-", "USR3", "SIG", "010x" };
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		cr_assert_eq(load_one(&c, "GOTRACE_FLIGHT_SIGNAL", bad[i]), 1, "%s accepted", bad[i]);
 		cr_assert_eq(c.flight_signal, 12, "%s", bad[i]);
 	}
+	cr_assert_eq(load_one(&c, "GOTRACE_FLIGHT_SIGNAL", "PIPE"), 1);
+	cr_assert_str_eq(warn_last, "gotrace: GOTRACE_FLIGHT_SIGNAL=\"PIPE\" is not USR1, USR2, RTMIN+N or RTMAX-N "
+				    "(N from 0 to 30), their number (10, 12, 34 to 64), or none; using USR2\n");
 	cr_assert_eq(load_one(&c, "GOTRACE_BUFFER", "4MB"), 0);
 	cr_assert_eq(c.buffer_bytes, 4ull << 20);
 	cr_assert_eq(load_one(&c, "GOTRACE_BUFFER", "1048576"), 0);
@@ -214,6 +224,18 @@ Test(config, flight_signal_and_buffer_valid)
 	cr_assert_eq(load_one(&c, "GOTRACE_BUFFER", "1000"), 1);
 	cr_assert_eq(c.buffer_bytes, 64ull << 20);
 	cr_assert_str_eq(warn_last, "gotrace: GOTRACE_BUFFER=\"1000\" is not a size from 1MB to 64GB such as 64MB; using 64MB\n");
+}
+
+Test(config, clock)
+{
+	struct gt_config c;
+	cr_assert_eq(load_one(&c, "GOTRACE_CLOCK", "monotonic"), 0);
+	cr_assert_eq(c.clock_monotonic, true);
+	cr_assert_eq(load_one(&c, "GOTRACE_CLOCK", "auto"), 0);
+	cr_assert_eq(c.clock_monotonic, false);
+	cr_assert_eq(load_one(&c, "GOTRACE_CLOCK", "garbage"), 1);
+	cr_assert_eq(c.clock_monotonic, false);
+	cr_assert_str_eq(warn_last, "gotrace: GOTRACE_CLOCK=\"garbage\" is not auto or monotonic; using auto\n");
 }
 
 Test(config, invalid_values_warn_once_and_keep_default)
@@ -243,6 +265,10 @@ Test(config, invalid_values_warn_once_and_keep_default)
 		{ "GOTRACE_FORMAT", "go1.23" },
 		{ "GOTRACE_MALLOC", "yes" },
 		{ "GOTRACE_MALLOC", "2" },
+		{ "GOTRACE_FLIGHT_SIGNAL", "PIPE" },
+		{ "GOTRACE_FLIGHT_SIGNAL", "0" },
+		{ "GOTRACE_CLOCK", "tsc" },
+		{ "GOTRACE_CLOCK", "Monotonic" },
 	};
 	struct gt_config c;
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
