@@ -3,6 +3,7 @@
  * heap_report.c (text) and heap_pprof.c (profile). */
 #include <errno.h>
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -89,22 +90,28 @@ static int heap_main(int argc, char **argv)
 			fclose(f);
 		return 1;
 	}
-	int failed = gt_heap_read(h, f) != 0;
+	bool empty = gt_replay_empty(f);
+	int failed = !empty && gt_heap_read(h, f) != 0;
 	if (f != stdin)
 		fclose(f);
 	const char *name = f == stdin ? "(standard input)" : path;
 
-	int rc = 0;
-	if (!failed || h->gens > 0) {
-		if (failed)
-			printf("(the trace is truncated or malformed after generation %llu; this report covers\n"
-			       " its complete generations only, and objects live at that point count as live)\n\n",
-			       (unsigned long long)h->last_gen);
-		gt_heap_report(stdout, h, name, top);
-		fflush(stdout);
-		if (pprof && write_profile(h, name, pprof))
-			rc = 1;
+	if (empty || h->gens == 0) {
+		/* Nothing to report: one line, no empty report. */
+		int rc = gt_replay_no_generation("heap", name, empty, h->version, failed ? h->err : NULL);
+		gt_heap_free(h);
+		free(h);
+		return rc;
 	}
+	int rc = 0;
+	if (failed)
+		printf("(the trace is truncated or malformed after generation %llu; this report covers\n"
+		       " its complete generations only, and objects live at that point count as live)\n\n",
+		       (unsigned long long)h->last_gen);
+	gt_heap_report(stdout, h, name, top);
+	fflush(stdout);
+	if (pprof && write_profile(h, name, pprof))
+		rc = 1;
 	if (failed) {
 		fprintf(stderr, "gotrace heap: %s: %s\n", name, h->err);
 		rc = 1;

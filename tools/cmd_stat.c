@@ -64,32 +64,32 @@ static int stat_main(int argc, char **argv)
 			fclose(f);
 		return 1;
 	}
-	bool failed = gt_stat_read(s, f) != 0;
+	bool empty = gt_replay_empty(f);
+	bool failed = !empty && gt_stat_read(s, f) != 0;
 	if (f != stdin)
 		fclose(f);
 
+	if (empty || s->gens == 0) {
+		/* Nothing to summarize: one line, no empty tables. */
+		int rc = gt_replay_no_generation("stat", name, empty, s->version, failed ? s->err : NULL);
+		gt_stat_free(s);
+		free(s);
+		return rc;
+	}
 	int rc = failed;
-	if (s->gens > 0) {
-		if (json) {
-			if (gt_stat_json(stdout, s, name, top, failed ? s->err : NULL)) {
-				fflush(stdout);
-				fprintf(stderr, "gotrace stat: out of memory while writing the summary\n");
-				rc = 1;
-			}
-		} else {
-			if (failed)
-				printf("(the trace is truncated or malformed after generation %llu; this summary\n"
-				       " covers its complete generations only)\n\n",
-				       (unsigned long long)s->last_gen);
-			if (gt_stat_report(stdout, s, name, top))
-				rc = 1;
+	if (json) {
+		if (gt_stat_json(stdout, s, name, top, failed ? s->err : NULL)) {
+			fflush(stdout);
+			fprintf(stderr, "gotrace stat: out of memory while writing the summary\n");
+			rc = 1;
 		}
-	} else if (!failed) {
-		/* A trace with a header and nothing else. */
-		if (json)
-			gt_stat_json(stdout, s, name, top, NULL);
-		else
-			gt_stat_report(stdout, s, name, top);
+	} else {
+		if (failed)
+			printf("(the trace is truncated or malformed after generation %llu; this summary\n"
+			       " covers its complete generations only)\n\n",
+			       (unsigned long long)s->last_gen);
+		if (gt_stat_report(stdout, s, name, top))
+			rc = 1;
 	}
 	if (fflush(stdout) != 0 && !failed) {
 		fprintf(stderr, "gotrace stat: cannot write the summary: %s\n", strerror(errno));
