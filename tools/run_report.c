@@ -4,10 +4,11 @@
  *
  * The command's own process is the one gotrace forked; its file is the one
  * written by that pid's last program (after exec the name may change:
- * outname.h's image order). When that file is small beside another
- * process's trace that holds most of the run's bytes — a wrapper script,
- * a launcher or a shim that forked the real program — the report points
- * at that trace instead. */
+ * outname.h's image order). When that file is small beside the trace of a
+ * process it started (directly or not: the ppids of the traces'
+ * identities lead to it) that holds
+ * most of the run's bytes — a wrapper script, a launcher or a shim that
+ * forked the real program — the report points at that trace instead. */
 #include "tools/run_report.h"
 
 #include <dirent.h>
@@ -226,23 +227,54 @@ static void scan_free(struct scan *sc)
 
 struct choice {
 	const struct file *own;   /* the command's own main file (not a snapshot), or NULL */
-	const struct file *big;   /* the biggest trace of another process or program */
+	const struct file *big;   /* the biggest trace of another process or program;
+				   * with wrapper, the biggest of a process own started */
 	const struct file *open;  /* the file to open, or NULL when none is a trace */
 	bool wrapper;             /* own is a trace, but big holds the run */
 };
 
-static struct choice choose(const struct scan *sc)
+/* started_by says whether f's process descends from pid, following the
+ * ppids of the traces' identities through the run's files. A trace without
+ * an identity (an older library) may: it is taken as one. */
+static bool started_by(const struct scan *sc, const struct file *f, long pid)
+{
+	for (int depth = 0; depth < 64; depth++) {
+		const struct gt_probe *p = f->probe;
+		if (!p || !p->has_ident || p->ident.ppid < 0)
+			return true;
+		if (p->ident.ppid == pid)
+			return true;
+		const struct file *parent = NULL;
+		for (size_t i = 0; i < sc->n && !parent; i++)
+			if (sc->v[i].pid == p->ident.ppid && sc->v[i].probe && sc->v[i].probe->has_ident)
+				parent = &sc->v[i];
+		if (!parent)
+			return false; /* its parent wrote no file of this run */
+		f = parent;
+	}
+	return false;
+}
+
+static struct choice choose(const struct scan *sc, long pid)
 {
 	struct choice c = { 0 };
+	const struct file *child = NULL; /* the biggest trace of a process the command started (or its children) */
 	for (size_t i = 0; i < sc->n; i++) {
 		const struct file *f = &sc->v[i];
 		if (f->own && f->on.snap == 0 && !c.own)
 			c.own = f;
-		else if (!f->own && f->on.snap == 0 && is_trace(f) && (!c.big || f->size > c.big->size))
-			c.big = f;
+		else if (!f->own && f->on.snap == 0 && is_trace(f)) {
+			if (!c.big || f->size > c.big->size)
+				c.big = f;
+			if (started_by(sc, f, pid) && (!child || f->size > child->size))
+				child = f;
+		}
 	}
 	if (c.own && is_trace(c.own)) {
-		c.wrapper = c.big && c.big->size >= BULK_RATIO * c.own->size && 2 * c.big->size >= sc->bytes;
+		/* A wrapper: a process it started wrote most of the run. */
+		c.wrapper = child && child->size >= BULK_RATIO * c.own->size && 2 * child->size >= sc->bytes;
+		if (c.wrapper)
+			c.big = child;
 		c.open = c.wrapper ? c.big : c.own;
 	} else {
 		c.open = c.big;
@@ -273,13 +305,13 @@ static void about(const struct file *f, char *buf, size_t len)
 	snprintf(buf, len, "pid %ld, %s%s%s", f->pid, prog, *prog ? ", " : "", sz);
 }
 
-/* whose writes "pid 4243's (7z a x.7z f, 1.3 MiB)". */
-static void whose(const struct file *f, char *buf, size_t len)
+/* who writes "pid 4243 (7z a x.7z f, 1.3 MiB)". */
+static void who(const struct file *f, char *buf, size_t len)
 {
 	char prog[4 * 40 + 1], sz[32];
 	program(f, prog, 40);
 	human_bytes(f->size, sz, sizeof sz);
-	snprintf(buf, len, "pid %ld's (%s%s%s)", f->pid, prog, *prog ? ", " : "", sz);
+	snprintf(buf, len, "pid %ld (%s%s%s)", f->pid, prog, *prog ? ", " : "", sz);
 }
 
 static void no_file(FILE *out, const struct gt_run_result *run)
@@ -398,24 +430,24 @@ static void many_files(FILE *out, const struct scan *sc, const struct gt_run_res
 			sc->dir);
 	not_traces(out, sc, shown);
 
-	struct choice c = choose(sc);
+	struct choice c = choose(sc, (long)run->pid);
 	char what[256], sz[32];
 	if (c.wrapper) {
 		char prog[4 * 40 + 1];
 		program(c.own, prog, 40);
-		whose(c.big, what, sizeof what);
+		who(c.big, what, sizeof what);
 		fprintf(out, "gotrace: the command's own process (pid %ld%s%s) wrote %s; most of the run is in "
-			     "%s trace\n", c.own->pid, *prog ? ", " : "", prog,
+			     "the trace of %s\n", c.own->pid, *prog ? ", " : "", prog,
 			human_bytes(c.own->size, sz, sizeof sz), what);
 	} else if (c.open && c.open != c.own) {
-		whose(c.open, what, sizeof what);
+		who(c.open, what, sizeof what);
 		if (c.own && c.own->probe)
 			fprintf(out, "gotrace: the command's own process (pid %ld) left no trace (its file is %s); "
-				     "the biggest trace is %s\n", c.own->pid, gt_probe_kind_word(c.own->probe->kind),
-				what);
+				     "the biggest trace is that of %s\n", c.own->pid,
+				gt_probe_kind_word(c.own->probe->kind), what);
 		else
 			fprintf(out, "gotrace: the command's own process (pid %ld) left no file; the biggest trace "
-				     "is %s\n", (long)run->pid, what);
+				     "is that of %s\n", (long)run->pid, what);
 	}
 	if (c.open)
 		say_open(out, sc, c.open);
