@@ -56,9 +56,18 @@ static void run_help(FILE *out)
 		snprintf(left, sizeof left, "-%c, --%s %s", f->short_name, f->long_name, f->metavar);
 		fprintf(out, "  %-22s %s\n  %-22s %s, default %s\n", left, f->help, "", d->name, d->def);
 	}
-	fprintf(out, "  %-22s %s\n", "-q, --quiet", "do not say where the trace was written");
+	fprintf(out, "  %-22s %s\n", "-q, --quiet", "do not list the files the run wrote");
 	fprintf(out, "  %-22s %s\n", "-h, --help", "show this help");
-	fprintf(out, "\nAfter CMD ends, gotrace prints the trace's path and the command that opens it.\n"
+	fprintf(out, "\nAfter CMD ends, gotrace lists the files the run wrote: CMD's own and those of\n"
+		     "the processes started from it (OUT.<pid>, or one per pid with %%p). One file:\n"
+		     "  gotrace: trace written to app.trace (pid 4242, app --threads 8, 1.3 MiB)\n"
+		     "  gotrace: open it with: go tool trace app.trace\n"
+		     "Several: one line each with pid, program, size, status (trace, or why the\n"
+		     "file is none: empty, header only, truncated, ...) and path; * marks CMD's\n"
+		     "own process (after exec, the file of its last program). When CMD is a\n"
+		     "wrapper whose file is small beside the trace of a process it started, a\n"
+		     "line says so and \"open it with\" names that trace. No file at all: one line\n"
+		     "says why (killed before its first generation was written, say).\n"
 		     "\nexit status: CMD's own; if a signal killed CMD, gotrace dies by the same\n"
 		     "signal. 127: CMD not found; 126: CMD not executable; 2: bad option, or CMD\n"
 		     "is statically linked (LD_PRELOAD cannot reach it).\n"

@@ -323,15 +323,15 @@ static void no_file(FILE *out, const struct gt_run_result *run)
 	}
 	if (!run->have_lib) {
 		fprintf(out, "gotrace: no trace written to %s (libgotrace.so was not found)\n", path);
-	} else if (WIFSIGNALED(run->status)) {
-		const char *sig = sigabbrev_np(WTERMSIG(run->status));
-		fprintf(out, "gotrace: no trace written to %s: the program was killed (SIG%s) before its "
+	} else if (WIFSIGNALED(run->status) && WTERMSIG(run->status) == SIGKILL) {
+		/* The one death the library cannot write a generation at. */
+		fprintf(out, "gotrace: no trace written to %s: the program was killed (SIGKILL) before its "
 			     "first generation was written, and a process leaves a file only from then on\n",
-			path, sig ? sig : "?");
+			path);
 	} else {
 		fprintf(out, "gotrace: no trace written to %s: no traced process got to write its first "
-			     "generation (a process killed or ended by _exit before then leaves none; static "
-			     "and setuid programs are not traced)\n", path);
+			     "generation (a process killed by SIGKILL or ended by _exit before then leaves none; "
+			     "static and setuid programs are not traced)\n", path);
 	}
 }
 
