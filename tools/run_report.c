@@ -12,6 +12,7 @@
 #include "tools/run_report.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
@@ -41,6 +42,7 @@ struct file {
 	long pid;              /* from the identity, else the name, else the command's */
 	struct gt_probe *probe; /* NULL: not read */
 	bool own;              /* the command's own process's last program */
+	bool running;          /* no trace yet, and its process is still alive */
 };
 
 struct scan {
@@ -111,6 +113,32 @@ static void program(const struct file *f, char *buf, size_t width)
 static bool is_trace(const struct file *f)
 {
 	return f->probe && f->probe->kind == GT_PROBE_TRACE;
+}
+
+/* A status beyond the probe's kinds: a file that is no trace yet because
+ * its process (started in the background, say) still runs. */
+#define RUNNING 31
+
+static unsigned status(const struct file *f)
+{
+	return f->running ? RUNNING : (unsigned)f->probe->kind;
+}
+
+static const char *status_word(unsigned k)
+{
+	return k == RUNNING ? "running" : gt_probe_kind_word((enum gt_probe_kind)k);
+}
+
+static const char *status_why(unsigned k)
+{
+	return k == RUNNING ? "the process still runs and has not written its first generation yet"
+			    : gt_probe_kind_why((enum gt_probe_kind)k);
+}
+
+/* alive says whether process pid exists (it may belong to someone else). */
+static bool alive(long pid)
+{
+	return pid > 0 && (kill((pid_t)pid, 0) == 0 || errno == EPERM);
 }
 
 /* ---- finding the files ---- */
@@ -200,6 +228,10 @@ static void probe(struct scan *sc, const struct gt_run_result *run)
 		gt_probe_file(path, f->probe);
 		if (f->probe->has_ident)
 			f->pid = f->probe->ident.pid;
+		/* The command's process is reaped: any other may still write. */
+		enum gt_probe_kind k = f->probe->kind;
+		f->running = (k == GT_PROBE_EMPTY || k == GT_PROBE_HEADER_ONLY || k == GT_PROBE_TRUNCATED) &&
+			     f->pid != (long)run->pid && alive(f->pid);
 	}
 	/* The command's own: its pid's last program (the highest image). */
 	bool any = false;
@@ -347,7 +379,7 @@ static void one_file(FILE *out, const struct scan *sc, const struct gt_run_resul
 		say_open(out, sc, f);
 	} else if (f->probe) {
 		fprintf(out, "gotrace: no trace written: %s (%s) is %s: %s\n", path, what,
-			gt_probe_kind_word(f->probe->kind), gt_probe_kind_why(f->probe->kind));
+			f->running ? "not a trace yet" : status_word(status(f)), status_why(status(f)));
 	}
 }
 
@@ -365,7 +397,7 @@ static void row(FILE *out, const struct scan *sc, const struct file *f)
 	path_of(sc, f, path, sizeof path);
 	fprintf(out, "gotrace: %c %7ld  %s%*s  %10s  %-11s  %s\n", f->own ? '*' : ' ', f->pid, prog,
 		(int)(chars < PROG_WIDTH ? PROG_WIDTH - chars : 0), "", human_bytes(f->size, sz, sizeof sz),
-		f->probe ? gt_probe_kind_word(f->probe->kind) : "", path);
+		f->probe ? status_word(status(f)) : "", path);
 }
 
 /* not_traces says which of the listed files are no traces, and why, in one line. */
@@ -377,7 +409,7 @@ static void not_traces(FILE *out, const struct scan *sc, size_t shown)
 		const struct gt_probe *p = sc->v[i].probe;
 		if (p && p->kind != GT_PROBE_TRACE) {
 			bad++;
-			kinds |= 1u << p->kind;
+			kinds |= 1u << status(&sc->v[i]);
 		} else if (p) {
 			traces++;
 		}
@@ -397,8 +429,7 @@ static void not_traces(FILE *out, const struct scan *sc, size_t shown)
 	}
 	for (unsigned k = 0; k < 32; k++) {
 		if (kinds & (1u << k)) {
-			fprintf(out, "%s%s: %s", sep, gt_probe_kind_word((enum gt_probe_kind)k),
-				gt_probe_kind_why((enum gt_probe_kind)k));
+			fprintf(out, "%s%s: %s", sep, status_word(k), status_why(k));
 			sep = "; ";
 		}
 	}
@@ -444,7 +475,7 @@ static void many_files(FILE *out, const struct scan *sc, const struct gt_run_res
 		if (c.own && c.own->probe)
 			fprintf(out, "gotrace: the command's own process (pid %ld) left no trace (its file is %s); "
 				     "the biggest trace is that of %s\n", c.own->pid,
-				gt_probe_kind_word(c.own->probe->kind), what);
+				status_word(status(c.own)), what);
 		else
 			fprintf(out, "gotrace: the command's own process (pid %ld) left no file; the biggest trace "
 				     "is that of %s\n", (long)run->pid, what);

@@ -239,8 +239,11 @@ Test(probe, unreadable_file)
 
 /* ---- gotrace stat shows who wrote the trace ---- */
 
-static char *stat_text(const void *bytes, size_t n, bool json, struct gt_stat *s)
+/* stat_text reads a trace with gotrace stat's accounting and returns its
+ * text summary or JSON object. */
+static char *stat_text(const void *bytes, size_t n, bool json)
 {
+	struct gt_stat *s = malloc(sizeof *s);
 	FILE *f = fmemopen((void *)bytes, n, "rb");
 	cr_assert_eq(gt_stat_init(s), 0);
 	cr_assert_eq(gt_stat_read(s, f), 0, "%s", s->err);
@@ -253,50 +256,45 @@ static char *stat_text(const void *bytes, size_t n, bool json, struct gt_stat *s
 	else
 		cr_assert_eq(gt_stat_report(out, s, "t.trace", 5), 0);
 	fclose(out);
+	gt_stat_free(s);
+	free(s);
 	return text;
 }
 
 Test(stat_ident, the_report_names_the_process)
 {
-	struct gt_stat *s = malloc(sizeof *s);
 	size_t len = rx_trace(mem, sizeof mem, GT_FORMAT_23, 2, 4243, 4242, "/usr/lib/p7zip/7z a \\\"x y\\\".7z", 0);
-	char *text = stat_text(mem, len, false, s);
+	char *text = stat_text(mem, len, false);
 	const char *want = "gotrace stat: t.trace\n  process 4243 (parent 4242): "
 			   "/usr/lib/p7zip/7z a \\\"x y\\\".7z\n  go 1.23 trace: 2 generations";
 	cr_expect(strncmp(text, want, strlen(want)) == 0, "%s", text);
 	free(text);
-	text = stat_text(mem, len, true, s);
+	text = stat_text(mem, len, true);
 	cr_expect(strstr(text, "\"process\": {\"pid\": 4243, \"ppid\": 4242, \"cmd\": "
 			       "\"/usr/lib/p7zip/7z a \\\\\\\"x y\\\\\\\".7z\"},") != NULL, "%s", text);
 	free(text);
-	gt_stat_free(s);
 
 	/* Without an identity: no process line, "process": null. */
 	len = rx_trace(mem, sizeof mem, GT_FORMAT_26, 1, 0, 0, NULL, 0);
-	text = stat_text(mem, len, false, s);
+	text = stat_text(mem, len, false);
 	cr_expect(strstr(text, "process") == NULL, "%s", text);
 	free(text);
-	text = stat_text(mem, len, true, s);
+	text = stat_text(mem, len, true);
 	cr_expect(strstr(text, "\"process\": null,") != NULL, "%s", text);
 	free(text);
-	gt_stat_free(s);
-	free(s);
 }
 
 Test(stat_ident, a_long_command_line_is_cut_in_text)
 {
-	struct gt_stat *s = malloc(sizeof *s);
 	char cmd[900];
 	memset(cmd, 'c', sizeof cmd - 1);
 	cmd[sizeof cmd - 1] = '\0';
 	size_t len = rx_trace(mem, sizeof mem, GT_FORMAT_23, 1, 5, 1, cmd, 0);
-	char *text = stat_text(mem, len, false, s);
+	char *text = stat_text(mem, len, false);
 	const char *line = strstr(text, "  process 5 (parent 1): ");
 	cr_assert_not_null(line, "%s", text);
 	size_t n = strcspn(line, "\n");
 	cr_expect_eq(n, strlen("  process 5 (parent 1): ") + 200, "%zu", n);
 	cr_expect(strncmp(line + n - 3, "...", 3) == 0);
 	free(text);
-	gt_stat_free(s);
-	free(s);
 }

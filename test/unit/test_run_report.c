@@ -94,7 +94,7 @@ Test(run_report, a_wrapper_that_forks_the_program, .init = setup, .fini = teardo
 {
 	put("7z.trace", 100, "/bin/sh /usr/bin/7z a x.7z f", 0);
 	put_pp("7z.trace.101", 101, 100, "/usr/lib/p7zip/7z a x.7z f", 20);
-	put_bytes("7z.trace.102", HEADER, 16);
+	put_bytes("7z.trace.4194102", HEADER, 16);
 	put_bytes("7z.trace.bak", HEADER, 16);  /* not a name the library gives */
 	put_bytes("other.trace", HEADER, 16);
 	char *t = report("7z.trace", 100, 0);
@@ -107,9 +107,9 @@ Test(run_report, a_wrapper_that_forks_the_program, .init = setup, .fini = teardo
 	cr_expect(strstr(own, "  trace  ") != NULL, "%s", own);
 	cr_expect(strstr(t, own) < strstr(t, " 101  "), "%s", t);
 	cr_expect(strstr(line(t, " 101  "), "7z a x.7z f") != NULL, "%s", t);
-	const char *hdr = line(t, " 102  ");
+	const char *hdr = line(t, " 4194102  ");
 	cr_expect(strstr(hdr, "    16 B  header only  ") != NULL, "%s", hdr);
-	cr_expect(strstr(hdr, "/7z.trace.102") != NULL, "%s", hdr);
+	cr_expect(strstr(hdr, "/7z.trace.4194102") != NULL, "%s", hdr);
 	line(t, "gotrace: 1 of these files is no trace (header only: the process ended before its first "
 		"generation was written)");
 	const char *bulk = line(t, "most of the run is in");
@@ -279,13 +279,33 @@ Test(run_report, only_other_processes_left_traces, .init = setup, .fini = teardo
 Test(run_report, none_is_a_trace, .init = setup, .fini = teardown)
 {
 	put_bytes("n.trace", HEADER, 16);
-	put_bytes("n.trace.5", "", 0);
+	put_bytes("n.trace.4194005", "", 0);
 	put_bytes("n.trace.6", "not a trace at all", 18);
 	char *t = report("n.trace", 4, 0);
 	line(t, "gotrace: none of these files is a trace (empty or header only: the process ended before "
 		"its first generation was written; not a trace: it does not start with a Go trace header)");
 	cr_expect(strstr(t, "go tool trace") == NULL, "%s", t);
 	cr_expect(strstr(t, "trace written") == NULL, "%s", t);
+	free(t);
+}
+
+Test(run_report, a_process_still_running, .init = setup, .fini = teardown)
+{
+	/* A background process that outlived the command (this test process
+	 * stands for it) has not written its first generation yet. */
+	char name[64];
+	put("r.trace", 100, "sh -c sleep 9 &", 0);
+	snprintf(name, sizeof name, "r.trace.%d", (int)getpid());
+	put_bytes(name, HEADER, 16);
+	char *t = report("r.trace", 100, 0);
+	cr_expect(strstr(line(t, name), "    16 B  running      ") != NULL, "%s", t);
+	line(t, "gotrace: 1 of these files is no trace (running: the process still runs and has not written "
+		"its first generation yet)");
+	free(t);
+	/* The command's own process is over: its header-only file is just that. */
+	put_bytes("r.trace", HEADER, 16);
+	t = report("r.trace", 100, 0);
+	cr_expect(strstr(line(t, " 100  "), "header only") != NULL, "%s", t);
 	free(t);
 }
 
