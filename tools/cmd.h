@@ -15,6 +15,7 @@
 
 /* Exit statuses of the tool itself (a traced program's status passes through). */
 #define GT_EXIT_USAGE 2        /* bad flag or value, unknown command, untraceable program */
+#define GT_EXIT_NOTRACE 2      /* stat, heap: the file holds no complete generation */
 #define GT_EXIT_NOEXEC 126     /* found but cannot be executed, like a shell */
 #define GT_EXIT_NOTFOUND 127   /* not found, like a shell */
 

@@ -3,6 +3,7 @@
  * heap_report.c (text) and heap_pprof.c (profile). */
 #include <errno.h>
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,9 +31,12 @@ static void heap_help(FILE *out)
 	fprintf(out, "\nSizes are the requested sizes. Objects allocated before tracing began are not\n"
 		     "seen, and their frees are ignored. A truncated or malformed trace is reported\n"
 		     "in one line on stderr (exit status 1) after the report of its complete\n"
-		     "generations, if any.\n"
-		     "\nexit status: 0 done (also for a trace without heap events), 1 unreadable or\n"
-		     "malformed trace or unwritable profile, 2 bad option.\n"
+		     "generations. A file without a complete generation (empty, a header alone,\n"
+		     "cut inside its first generation, not a trace) gets one line on stderr and\n"
+		     "nothing else: no report, no profile (exit status 2).\n"
+		     "\nexit status: 0 done (also for a trace without heap events); 1 unreadable\n"
+		     "file, a trace truncated or malformed after its complete generations, or an\n"
+		     "unwritable profile; 2 bad option, or no complete generation.\n"
 		     "\nexamples:\n"
 		     "  gotrace run -o app.trace -- ./app\n"
 		     "  gotrace heap app.trace\n"
@@ -89,22 +93,28 @@ static int heap_main(int argc, char **argv)
 			fclose(f);
 		return 1;
 	}
-	int failed = gt_heap_read(h, f) != 0;
+	bool empty = gt_replay_empty(f);
+	int failed = !empty && gt_heap_read(h, f) != 0;
 	if (f != stdin)
 		fclose(f);
 	const char *name = f == stdin ? "(standard input)" : path;
 
-	int rc = 0;
-	if (!failed || h->gens > 0) {
-		if (failed)
-			printf("(the trace is truncated or malformed after generation %llu; this report covers\n"
-			       " its complete generations only, and objects live at that point count as live)\n\n",
-			       (unsigned long long)h->last_gen);
-		gt_heap_report(stdout, h, name, top);
-		fflush(stdout);
-		if (pprof && write_profile(h, name, pprof))
-			rc = 1;
+	if (empty || h->gens == 0) {
+		/* Nothing to report: one line, no empty report. */
+		int rc = gt_replay_no_generation("heap", name, empty, h->version, failed ? h->err : NULL);
+		gt_heap_free(h);
+		free(h);
+		return rc;
 	}
+	int rc = 0;
+	if (failed)
+		printf("(the trace is truncated or malformed after generation %llu; this report covers\n"
+		       " its complete generations only, and objects live at that point count as live)\n\n",
+		       (unsigned long long)h->last_gen);
+	gt_heap_report(stdout, h, name, top);
+	fflush(stdout);
+	if (pprof && write_profile(h, name, pprof))
+		rc = 1;
 	if (failed) {
 		fprintf(stderr, "gotrace heap: %s: %s\n", name, h->err);
 		rc = 1;

@@ -47,7 +47,10 @@ static void print_overview(FILE *out)
 
 	fprintf(out, "gotrace %s: Go execution traces of unmodified multi-threaded C/C++ programs.\n"
 		     "Each OS thread shows up as a goroutine; contended locks, condition variables,\n"
-		     "joins and sleeps as blocking events; open the trace with `go tool trace`.\n\n",
+		     "joins and sleeps as blocking events; open the trace with `go tool trace`.\n"
+		     "Every process started from the traced one writes a trace of its own;\n"
+		     "`gotrace run` lists them all when the command ends (pid, program, size,\n"
+		     "whether it is a trace) and names the one to open.\n\n",
 		GOTRACE_VERSION);
 	print_commands(out);
 	fprintf(out, "Run 'gotrace help COMMAND' for a command's options.\n\n");

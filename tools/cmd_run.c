@@ -22,6 +22,7 @@
 
 #include "core/config.h"
 #include "tools/cmd.h"
+#include "tools/run_report.h"
 
 #define USAGE "gotrace run [-o FILE] [-s STACKS] [-p PERIOD] [-f FORMAT] [-F WINDOW] [-q] [--] CMD [ARGS...]"
 
@@ -55,9 +56,18 @@ static void run_help(FILE *out)
 		snprintf(left, sizeof left, "-%c, --%s %s", f->short_name, f->long_name, f->metavar);
 		fprintf(out, "  %-22s %s\n  %-22s %s, default %s\n", left, f->help, "", d->name, d->def);
 	}
-	fprintf(out, "  %-22s %s\n", "-q, --quiet", "do not say where the trace was written");
+	fprintf(out, "  %-22s %s\n", "-q, --quiet", "do not list the files the run wrote");
 	fprintf(out, "  %-22s %s\n", "-h, --help", "show this help");
-	fprintf(out, "\nAfter CMD ends, gotrace prints the trace's path and the command that opens it.\n"
+	fprintf(out, "\nAfter CMD ends, gotrace lists the files the run wrote: CMD's own and those of\n"
+		     "the processes started from it (OUT.<pid>, or one per pid with %%p). One file:\n"
+		     "  gotrace: trace written to app.trace (pid 4242, app --threads 8, 1.3 MiB)\n"
+		     "  gotrace: open it with: go tool trace app.trace\n"
+		     "Several: one line each with pid, program, size, status (trace, or why the\n"
+		     "file is none: empty, header only, truncated, ...) and path; * marks CMD's\n"
+		     "own process (after exec, the file of its last program). When CMD is a\n"
+		     "wrapper whose file is small beside the trace of a process it started, a\n"
+		     "line says so and \"open it with\" names that trace. No file at all: one line\n"
+		     "says why (killed before its first generation was written, say).\n"
 		     "\nexit status: CMD's own; if a signal killed CMD, gotrace dies by the same\n"
 		     "signal. 127: CMD not found; 126: CMD not executable; 2: bad option, or CMD\n"
 		     "is statically linked (LD_PRELOAD cannot reach it).\n"
@@ -91,55 +101,6 @@ static int absolute_pattern(const char *pattern, char *buf, size_t len)
 	}
 	int m = snprintf(buf + n, len - n, "/%s", pattern);
 	return m >= 0 && (size_t)m < len - n ? 0 : -1;
-}
-
-/* shell_quote writes s so that it can be pasted into a shell. */
-static void shell_quote(const char *s, char *buf, size_t len)
-{
-	if (strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./%+,:@=-")
-	    == strlen(s) && *s) {
-		snprintf(buf, len, "%s", s);
-		return;
-	}
-	size_t n = 0;
-	buf[n++] = '\'';
-	for (; *s && n + 6 < len; s++) {
-		if (*s == '\'') {
-			memcpy(buf + n, "'\\''", 4);
-			n += 4;
-		} else {
-			buf[n++] = *s;
-		}
-	}
-	buf[n++] = '\'';
-	buf[n] = '\0';
-}
-
-/* report_trace says where the trace is, or that there is none. A file counts
- * only if it changed since `start` (so an old trace is not passed off as new). */
-static void report_trace(const char *pattern, pid_t pid, const struct timespec *start,
-			 bool have_lib)
-{
-	char path[PATH_MAX], quoted[2 * PATH_MAX];
-	struct stat st;
-
-	if (gt_config_expand_out(pattern, pid, path, sizeof path) < 0) {
-		fprintf(stderr, "gotrace: cannot work out the trace path from \"%s\"\n", pattern);
-		return;
-	}
-	bool fresh = stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
-		     (st.st_mtim.tv_sec > start->tv_sec ||
-		      (st.st_mtim.tv_sec == start->tv_sec && st.st_mtim.tv_nsec >= start->tv_nsec));
-	if (fresh) {
-		shell_quote(path, quoted, sizeof quoted);
-		fprintf(stderr, "gotrace: trace written to %s\n", path);
-		fprintf(stderr, "gotrace: open it with: go tool trace %s\n", quoted);
-	} else if (!have_lib) {
-		fprintf(stderr, "gotrace: no trace written to %s (libgotrace.so was not found)\n", path);
-	} else {
-		fprintf(stderr, "gotrace: no trace written to %s (did the program run anything "
-				"static or setuid, or die before the library started?)\n", path);
-	}
 }
 
 /* ---- environment ---- */
@@ -330,7 +291,8 @@ static int run_main(int argc, char **argv)
 		}
 	}
 
-	/* The same clock the kernel stamps files with, so report_trace can compare. */
+	/* The same clock the kernel stamps files with, so the report can tell
+	 * the run's files from older ones. */
 	struct timespec start;
 	clock_gettime(CLOCK_REALTIME_COARSE, &start);
 
@@ -386,8 +348,11 @@ static int run_main(int argc, char **argv)
 		}
 	}
 
-	if (!quiet)
-		report_trace(cfg.out, pid, &start, have_lib);
+	if (!quiet) {
+		struct gt_run_result res = { cfg.out, pid, start, status, have_lib };
+		fflush(stdout);
+		gt_run_report(stderr, &res);
+	}
 
 	if (WIFSIGNALED(status))
 		die_like_child(WTERMSIG(status));

@@ -30,12 +30,16 @@ static void stat_help(FILE *out)
 		     "  %-10s 0 = all\n"
 		     "  %-10s show this help\n",
 		     "-json", "-top N", DEFAULT_TOP, "", "-h, -help");
-	fprintf(out, "\nA thread's times add up to its lifetime in the trace: from its creation (or\n"
-		     "first event) to its exit or the end of the trace. Threads are listed by time\n"
-		     "not running, most first. A truncated or malformed trace is reported in one\n"
-		     "line on stderr (exit status 1) after the summary of its complete generations,\n"
-		     "if any.\n"
-		     "\nexit status: 0 done, 1 unreadable or malformed trace, 2 bad option.\n"
+	fprintf(out, "\nThe summary starts with the process that wrote the trace (pid, parent and\n"
+		     "command line) when the trace names it. A thread's times add up to its\n"
+		     "lifetime in the trace: from its creation (or first event) to its exit or the\n"
+		     "end of the trace. Threads are listed by time not running, most first. A\n"
+		     "truncated or malformed trace is reported in one line on stderr (exit status\n"
+		     "1) after the summary of its complete generations. A file without a complete\n"
+		     "generation (empty, a header alone, cut inside its first generation, not a\n"
+		     "trace) gets one line on stderr and nothing else (exit status 2).\n"
+		     "\nexit status: 0 done; 1 unreadable file, or a trace truncated or malformed\n"
+		     "after its complete generations; 2 bad option, or no complete generation.\n"
 		     "\nexamples:\n"
 		     "  gotrace run -o app.trace -- ./app\n"
 		     "  gotrace stat app.trace\n"
@@ -64,32 +68,32 @@ static int stat_main(int argc, char **argv)
 			fclose(f);
 		return 1;
 	}
-	bool failed = gt_stat_read(s, f) != 0;
+	bool empty = gt_replay_empty(f);
+	bool failed = !empty && gt_stat_read(s, f) != 0;
 	if (f != stdin)
 		fclose(f);
 
+	if (empty || s->gens == 0) {
+		/* Nothing to summarize: one line, no empty tables. */
+		int rc = gt_replay_no_generation("stat", name, empty, s->version, failed ? s->err : NULL);
+		gt_stat_free(s);
+		free(s);
+		return rc;
+	}
 	int rc = failed;
-	if (s->gens > 0) {
-		if (json) {
-			if (gt_stat_json(stdout, s, name, top, failed ? s->err : NULL)) {
-				fflush(stdout);
-				fprintf(stderr, "gotrace stat: out of memory while writing the summary\n");
-				rc = 1;
-			}
-		} else {
-			if (failed)
-				printf("(the trace is truncated or malformed after generation %llu; this summary\n"
-				       " covers its complete generations only)\n\n",
-				       (unsigned long long)s->last_gen);
-			if (gt_stat_report(stdout, s, name, top))
-				rc = 1;
+	if (json) {
+		if (gt_stat_json(stdout, s, name, top, failed ? s->err : NULL)) {
+			fflush(stdout);
+			fprintf(stderr, "gotrace stat: out of memory while writing the summary\n");
+			rc = 1;
 		}
-	} else if (!failed) {
-		/* A trace with a header and nothing else. */
-		if (json)
-			gt_stat_json(stdout, s, name, top, NULL);
-		else
-			gt_stat_report(stdout, s, name, top);
+	} else {
+		if (failed)
+			printf("(the trace is truncated or malformed after generation %llu; this summary\n"
+			       " covers its complete generations only)\n\n",
+			       (unsigned long long)s->last_gen);
+		if (gt_stat_report(stdout, s, name, top))
+			rc = 1;
 	}
 	if (fflush(stdout) != 0 && !failed) {
 		fprintf(stderr, "gotrace stat: cannot write the summary: %s\n", strerror(errno));

@@ -70,6 +70,17 @@ int gt_replay_parse_top(const char *s, bool plus_ok, unsigned *top);
  * opens it ("-": standard input). NULL with *status set when it cannot. */
 FILE *gt_replay_open_trace(const char *cmd, const char *usage, int argc, char **argv, int optind, int *status);
 
+/* gt_replay_empty says whether f has no byte at all; a byte it reads is
+ * pushed back (so it works on standard input too). */
+bool gt_replay_empty(FILE *f);
+
+/* gt_replay_no_generation prints the one line about a file that holds no
+ * complete generation (nothing else was printed): empty, not a trace
+ * (version 0: err is the reader's), a header alone (err NULL), or cut
+ * inside its first generation (err). Returns GT_EXIT_NOTRACE, or 1 when
+ * err is a read error or out of memory (the file may be fine). */
+int gt_replay_no_generation(const char *cmd, const char *name, bool empty, int version, const char *err);
+
 struct gt_command;
 
 /* A command's options besides -top N and -help: one, a flag or with a value. */

@@ -82,3 +82,31 @@ FILE *gt_replay_args(const struct gt_replay_cmd *rc, int argc, char **argv, unsi
 	*path = argv[optind < argc ? optind : 0];
 	return gt_replay_open_trace(rc->name, rc->usage, argc, argv, optind, status);
 }
+
+bool gt_replay_empty(FILE *f)
+{
+	int c = getc(f);
+	if (c == EOF)
+		return !ferror(f);
+	ungetc(c, f);
+	return false;
+}
+
+int gt_replay_no_generation(const char *cmd, const char *name, bool empty, int version, const char *err)
+{
+	/* Not about the file: the machine's trouble, as before. */
+	if (err && (strncmp(err, "read error", 10) == 0 || strncmp(err, "out of memory", 13) == 0)) {
+		fprintf(stderr, "gotrace %s: %s: %s\n", cmd, name, err);
+		return 1;
+	}
+	if (empty)
+		fprintf(stderr, "gotrace %s: %s: holds no complete generation: the file is empty\n", cmd, name);
+	else if (version == 0)
+		fprintf(stderr, "gotrace %s: %s: %s\n", cmd, name, err);
+	else if (err == NULL)
+		fprintf(stderr, "gotrace %s: %s: holds no complete generation: the traced process ended "
+				"before its first generation was written\n", cmd, name);
+	else
+		fprintf(stderr, "gotrace %s: %s: holds no complete generation: %s\n", cmd, name, err);
+	return GT_EXIT_NOTRACE;
+}

@@ -47,6 +47,7 @@
 #include "encoder/reader.h"
 #include "tools/heap_map.h"
 #include "tools/heap_sites.h"
+#include "tools/ident.h"
 #include "tools/replay.h"
 
 #define GT_STAT_ERR 256
@@ -152,6 +153,8 @@ struct gt_stat {
 	bool have_heap_metric;        /* HeapAlloc seen */
 	uint64_t heap_peak, heap_peak_at;
 	uint64_t anomalies;           /* events that fit no goroutine's state (ignored) */
+	bool have_ident;              /* a gotrace.process string was read (tools/ident.h) */
+	struct gt_ident ident;        /* the first one: the process that wrote the trace */
 
 	char err[GT_STAT_ERR];
 };

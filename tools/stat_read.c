@@ -99,6 +99,9 @@ static int read_strings(struct gt_stat *s, const struct gt_rbatch *b)
 			return -1;
 		if (!fresh)
 			continue;
+		/* The process identity: every generation has it, the first is kept. */
+		if (!s->have_ident && gt_ident_parse(str.data, str.len, &s->ident))
+			s->have_ident = true;
 		if (gt_grow(&s->g_str, &s->g_cap_str, s->g_nstr + 1, sizeof *s->g_str) ||
 		    gt_grow(&s->g_chars, &s->g_cap_chars, s->g_nchars + str.len + 1, 1))
 			return gt_stat_oom(s);

@@ -10,6 +10,7 @@ typedef unsigned long long ull;
 #define NAME_MAX_WIDTH 40   /* longer function names and labels are cut */
 #define SITE_FRAMES 4       /* frames of a site shown in text */
 #define ARROW " \xe2\x86\x90 " /* " ← " between a site's frames */
+#define IDENT_WIDTH 200     /* characters of the traced command line shown (JSON has it all) */
 
 /* ---- the figures, ranked ---- */
 
@@ -492,6 +493,14 @@ int gt_stat_report(FILE *out, const struct gt_stat *s, const char *name, unsigne
 	char a[32];
 	int rc = view_build(&v, s);
 	fprintf(out, "gotrace stat: %s\n", name);
+	if (s->have_ident) {
+		char cmd[4 * IDENT_WIDTH + 1];
+		gt_ident_sanitize(s->ident.cmd, cmd, sizeof cmd, IDENT_WIDTH);
+		fprintf(out, "  process %ld", s->ident.pid);
+		if (s->ident.ppid >= 0)
+			fprintf(out, " (parent %ld)", s->ident.ppid);
+		fprintf(out, ": %s\n", *cmd ? cmd : "(no command line)");
+	}
 	fprintf(out, "  %s trace: %llu generation%s", format_name(s->version), (ull)s->gens, s->gens == 1 ? "" : "s");
 	if (s->gens)
 		fprintf(out, " (%llu-%llu)", (ull)s->first_gen, (ull)s->last_gen);
@@ -684,6 +693,19 @@ int gt_stat_json(FILE *out, const struct gt_stat *s, const char *name, unsigned 
 	uint64_t t0 = s->t_first;
 	fprintf(out, "{\n  \"trace\": ");
 	json_str(out, name);
+	fprintf(out, ",\n  \"process\": ");
+	if (s->have_ident) {
+		fprintf(out, "{\"pid\": %ld, \"ppid\": ", s->ident.pid);
+		if (s->ident.ppid >= 0)
+			fprintf(out, "%ld", s->ident.ppid);
+		else
+			fprintf(out, "null");
+		fprintf(out, ", \"cmd\": ");
+		json_str(out, s->ident.cmd);
+		fprintf(out, "}");
+	} else {
+		fprintf(out, "null");
+	}
 	fprintf(out, ",\n  \"format\": %d,\n  \"complete\": %s,\n  \"error\": ", s->version, error ? "false" : "true");
 	if (error)
 		json_str(out, error);

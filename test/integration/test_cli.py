@@ -1,10 +1,16 @@
-"""test_cli.py — the `gotrace` command: exit status and signal pass-through, errors, help.
+"""test_cli.py — the `gotrace` command: exit status and signal pass-through, errors, help,
+and the report `gotrace run` prints about the files a run wrote.
 
-Self-contained (no gtlib). These tests hold whether or not build/libgotrace.so
-exists or works: only the lines about the trace file may differ, and the tests
-that look at those lines accept both outcomes.
+CliTest is self-contained (no gtlib): its tests hold whether or not
+build/libgotrace.so exists or works; only the lines about the trace file may
+differ, and the tests that look at those lines accept both outcomes.
+RunReportTest traces real programs (wrappers, exec, kill -9) with the library,
+compiles with gtlib and judges the files with both Go parsers; StatHeapNoTraceTest
+runs `gotrace stat` and `gotrace heap` on files that are no traces.
 """
+import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -27,15 +33,30 @@ def clean_env(**extra):
     return env
 
 
+# The first line of the report `gotrace run` prints when the command has ended.
+REPORT_START = re.compile(r"^gotrace: (trace written to |no trace written|this run wrote \d+ files|"
+                          r"cannot work out the trace path)")
+
+
+def report_lines(stderr):
+    """The lines of gotrace run's report: from its first line to the end."""
+    lines = stderr.splitlines()
+    for i, l in enumerate(lines):
+        if REPORT_START.match(l):
+            return lines[i:]
+    return []
+
+
 def trace_lines(stderr):
-    """The stderr lines that talk about the trace file or the library."""
-    return [l for l in stderr.splitlines()
-            if "trace written" in l or "no trace written" in l or "open it with" in l
-            or "libgotrace.so" in l]
+    """The stderr lines that talk about the trace files or the library."""
+    return report_lines(stderr) + [l for l in stderr.splitlines() if "libgotrace.so" in l]
 
 
 def other_lines(stderr):
-    return [l for l in stderr.splitlines() if l not in trace_lines(stderr)]
+    report = report_lines(stderr)
+    lines = stderr.splitlines()
+    before = lines[:len(lines) - len(report)]
+    return [l for l in before if "libgotrace.so" not in l]
 
 
 class CliTest(unittest.TestCase):
@@ -264,8 +285,9 @@ class CliTest(unittest.TestCase):
         err = self.err(res)
         self.assertEqual(other_lines(err), [])
         if os.path.exists(path):
-            self.assertIn("gotrace: trace written to %s\n" % path, err)
-            self.assertIn("go tool trace %s\n" % path, err)
+            self.assertIn("gotrace: trace written to %s (pid %s, " % (path, pid), err)
+            self.assertIn("gotrace: open it with: go tool trace %s\n" % path, err)
+            self.assertEqual(len(report_lines(err)), 2, err)
         else:
             self.assertIn("gotrace: no trace written to %s" % path, err)
 
@@ -314,6 +336,253 @@ class CliTest(unittest.TestCase):
         res = self.run_tool("--version")
         self.assertEqual(res.returncode, 0)
         self.assertRegex(res.stdout.decode(), r"^gotrace \S+\n$")
+
+
+# ---- the report of gotrace run, with the library ----
+
+# The program a wrapper starts: threads, a contended lock and allocations
+# kept alive, so that its trace is far bigger than a shell's. Prints its pid.
+REAL_C = r"""
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static void *volatile kept[4096];
+
+static void *worker_main(void *arg)
+{
+    for (int i = 0; i < 3000; i++) {
+        pthread_mutex_lock(&mu);
+        void *p = malloc(32 + i % 200);
+        free(kept[i % 4096]);
+        kept[i % 4096] = p;
+        pthread_mutex_unlock(&mu);
+    }
+    return arg;
+}
+
+int main(int argc, char **argv)
+{
+    pthread_t t[3];
+    (void)argv;
+    for (int i = 0; i < 3; i++)
+        pthread_create(&t[i], NULL, worker_main, NULL);
+    for (int i = 0; i < 3; i++)
+        pthread_join(t[i], NULL);
+    printf("real %d done with %d arguments\n", (int)getpid(), argc - 1);
+    return 3;
+}
+"""
+
+ROW = re.compile(r"^gotrace: ([* ]) +(\d+)  (.*?) +(\d+(?:\.\d)? (?:B|KiB|MiB|GiB))  "
+                 r"(trace|empty|header only|truncated|malformed|not a trace|unreadable) +(\S.*)$")
+
+
+def rows(report):
+    """The table rows of a report: dicts with own, pid, program, size, status, path."""
+    out = []
+    for l in report:
+        m = ROW.match(l)
+        if m:
+            out.append({"own": m.group(1) == "*", "pid": int(m.group(2)), "program": m.group(3).strip(),
+                        "status": m.group(5), "path": m.group(6)})
+    return out
+
+
+def opened(report):
+    """The file the report says to open, or None."""
+    for l in report:
+        if l.startswith("gotrace: open it with: go tool trace "):
+            return l[len("gotrace: open it with: go tool trace "):]
+    return None
+
+
+def has_identity(path):
+    with open(path, "rb") as f:
+        return b"gotrace.process pid=" in f.read()
+
+
+class RunReportTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        if not os.access(GOTRACE, os.X_OK):
+            raise AssertionError("%s is missing: run `make` first" % GOTRACE)
+        import gtlib
+        cls.gtlib = gtlib
+        if gtlib.library_problem():
+            raise unittest.SkipTest(gtlib.library_problem())
+        if gtlib.go_problem():
+            raise AssertionError(gtlib.go_problem())
+        src = os.path.join(gtlib.BIN_DIR, "report_real.c")
+        os.makedirs(gtlib.BIN_DIR, exist_ok=True)
+        if not os.path.exists(src) or open(src).read() != REAL_C:
+            with open(src, "w") as f:
+                f.write(REAL_C)
+        cls.real = gtlib.compile(src)
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="gotrace-report-")
+        self.addCleanup(shutil.rmtree, self.tmp, ignore_errors=True)
+
+    def script(self, name, body):
+        path = os.path.join(self.tmp, name)
+        with open(path, "w") as f:
+            f.write("#!/bin/sh\n" + body)
+        os.chmod(path, 0o755)
+        return path
+
+    def run_report(self, *cmd, out="app.trace"):
+        res = subprocess.run([GOTRACE, "run", "-o", out, "--"] + list(cmd), capture_output=True,
+                             timeout=120, env=clean_env(), cwd=self.tmp)
+        err = res.stderr.decode(errors="replace")
+        return res, err, report_lines(err)
+
+    def real_pid(self, res):
+        m = re.search(rb"^real (\d+) done", res.stdout, re.M)
+        self.assertIsNotNone(m, res.stdout)
+        return int(m.group(1))
+
+    def judge(self, path, err):
+        """The file is a trace both Go parsers read, of the real program."""
+        self.gtlib.validate(os.path.join(self.tmp, path))
+        st = subprocess.run([GOTRACE, "stat", "-json", "-top", "0", path], capture_output=True,
+                            cwd=self.tmp, timeout=60)
+        self.assertEqual(st.returncode, 0, st.stderr)
+        funcs = [g["function"] for g in json.loads(st.stdout)["groups"]["list"]]
+        self.assertIn("worker_main", funcs, "%s is not the real program's trace:\n%s" % (path, err))
+
+    def test_wrapper_that_forks_the_program(self):
+        wrapper = self.script("wrap.sh", 'echo $$ > wrapper.pid\n%s "$@"\nst=$?\necho "wrapper: $st"\n'
+                                         'exit $st\n' % self.real)
+        res, err, report = self.run_report(wrapper, "a", "b")
+        self.assertEqual(res.returncode, 3, err)   # the program's status, through the wrapper
+        self.assertIn(b"wrapper: 3\n", res.stdout)
+        sh = int(open(os.path.join(self.tmp, "wrapper.pid")).read())
+        real = self.real_pid(res)
+        self.assertRegex(report[0], r"^gotrace: this run wrote \d+ files \(\* marks the command's own "
+                                    r"process, pid %d\):$" % sh, err)
+        table = rows(report)
+        own = [r for r in table if r["own"]]
+        self.assertEqual([r["pid"] for r in own], [sh], err)
+        self.assertEqual(own[0]["path"], "app.trace", err)
+        self.assertEqual(table[0], own[0], "the command's own line comes first:\n" + err)
+        real_rows = [r for r in table if r["pid"] == real]
+        self.assertEqual(len(real_rows), 1, err)
+        self.assertEqual(real_rows[0]["path"], "app.trace.%d" % real, err)
+        self.assertTrue(all(r["status"] == "trace" for r in own + real_rows), err)
+        # In words: the wrapper wrote little, the real program most.
+        bulk = [l for l in report if "most of the run is in the trace of pid %d " % real in l]
+        self.assertEqual(len(bulk), 1, err)
+        self.assertTrue(bulk[0].startswith("gotrace: the command's own process (pid %d" % sh), err)
+        self.assertEqual(opened(report), "app.trace.%d" % real, err)
+        self.assertEqual(report[-1], "gotrace: open it with: go tool trace app.trace.%d" % real, err)
+        self.assertFalse(any(l.startswith("gotrace: trace written") for l in report), err)
+        self.judge(opened(report), err)
+        with self.subTest("programs named from the traces' process identity"):
+            if not has_identity(os.path.join(self.tmp, opened(report))):
+                self.skipTest("needs the process identity in every generation (library change, issue 12)")
+            # The shell runs the script as "/bin/sh /path/wrap.sh a b".
+            self.assertTrue(own[0]["program"].startswith("sh /"), err)
+            self.assertEqual(real_rows[0]["program"], "report_real a b", err)
+            self.assertIn("(pid %d, sh /" % sh, bulk[0])
+            self.assertIn("most of the run is in the trace of pid %d (report_real a b, " % real, bulk[0])
+
+    def test_script_that_execs_the_program(self):
+        script = self.script("exec.sh", 'echo $$ > script.pid\nexec %s "$@"\n' % self.real)
+        res, err, report = self.run_report(script, "x")
+        self.assertEqual(res.returncode, 3, err)
+        pid = int(open(os.path.join(self.tmp, "script.pid")).read())
+        self.assertEqual(self.real_pid(res), pid)   # exec: the same process
+        path = opened(report)
+        self.assertIsNotNone(path, err)
+        self.judge(path, err)
+        self.assertNotIn("most of the run", err)
+        if len(report) > 2:
+            # The script wrote a file before it exec'd: the program's is marked.
+            own = [r for r in rows(report) if r["own"]]
+            self.assertEqual([(r["pid"], r["path"]) for r in own], [(pid, path)], err)
+        with self.subTest("the exec'd program gets the base name"):
+            if os.path.exists(os.path.join(self.tmp, "app.trace.%d" % pid)):
+                self.skipTest("needs lazy file creation: a script that execs before writing "
+                              "anything hands app.trace to the program (library change, issue 12)")
+            self.assertEqual(len(report), 2, err)
+            self.assertRegex(report[0], r"^gotrace: trace written to app\.trace \(pid %d, report_real x, "
+                                        r"\d+(\.\d)? (B|KiB|MiB)\)$" % pid)
+            self.assertEqual(report[1], "gotrace: open it with: go tool trace app.trace")
+
+    def test_killed_before_the_first_generation(self):
+        res, err, report = self.run_report("sh", "-c", "kill -9 $$")
+        self.assertEqual(res.returncode, -signal.SIGKILL, err)
+        self.assertEqual(len(report), 1, err)
+        self.assertTrue(report[0].startswith("gotrace: no trace written"), err)
+        self.assertNotIn("open it with", err)
+        self.assertFalse(any(l.startswith("gotrace: trace written") for l in err.splitlines()), err)
+        self.assertEqual(other_lines(err), [], err)
+        path = os.path.join(self.tmp, "app.trace")
+        if os.path.exists(path):
+            # A library that still writes the header at start: said plainly.
+            self.assertIn("is header only: the process ended before its first generation was written",
+                          report[0])
+        else:
+            self.assertEqual(report[0], "gotrace: no trace written to app.trace: the program was killed "
+                                        "(SIGKILL) before its first generation was written, and a process "
+                                        "leaves a file only from then on")
+        with self.subTest("no file is left"):
+            if os.path.exists(path):
+                self.skipTest("needs lazy file creation (library change, issue 12)")
+
+    def test_stat_names_the_process(self):
+        res, err, report = self.run_report(self.real, "p", "q", out="s.%p.trace")
+        self.assertEqual(res.returncode, 3, err)
+        pid = self.real_pid(res)
+        path = "s.%d.trace" % pid
+        self.assertTrue(report[0].startswith("gotrace: trace written to %s (pid %d, " % (path, pid)), err)
+        st = subprocess.run([GOTRACE, "stat", path], capture_output=True, cwd=self.tmp, timeout=60)
+        self.assertEqual(st.returncode, 0, st.stderr)
+        lines = st.stdout.decode().splitlines()
+        self.assertEqual(lines[0], "gotrace stat: %s" % path)
+        if not has_identity(os.path.join(self.tmp, path)):
+            self.skipTest("needs the process identity in every generation (library change, issue 12)")
+        self.assertRegex(lines[1], r"^  process %d \(parent \d+\): %s p q$" % (pid, re.escape(self.real)))
+        js = json.loads(subprocess.run([GOTRACE, "stat", "-json", path], capture_output=True,
+                                       cwd=self.tmp, timeout=60).stdout)
+        self.assertEqual((js["process"]["pid"], js["process"]["cmd"]), (pid, self.real + " p q"))
+
+
+class StatHeapNoTraceTest(unittest.TestCase):
+    """gotrace stat and heap on files that hold no complete generation: one
+    line naming the file and what is wrong, exit status 2, nothing on stdout."""
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="gotrace-notrace-")
+        self.addCleanup(shutil.rmtree, self.tmp, ignore_errors=True)
+
+    def check(self, name, content, why):
+        path = os.path.join(self.tmp, name)
+        with open(path, "wb") as f:
+            f.write(content)
+        for args in (["stat"], ["stat", "-json"], ["heap"], ["heap", "-pprof", path + ".pb.gz"]):
+            with self.subTest(args=args, file=name):
+                res = subprocess.run([GOTRACE] + args + [path], capture_output=True, timeout=60)
+                err = res.stderr.decode()
+                self.assertEqual(res.returncode, 2, err)
+                self.assertEqual(res.stdout, b"")
+                self.assertEqual(err, "gotrace %s: %s: holds no complete generation: %s\n" % (args[0], path, why))
+                self.assertFalse(os.path.exists(path + ".pb.gz"))
+        # Standard input too.
+        res = subprocess.run([GOTRACE, "stat", "-"], input=content, capture_output=True, timeout=60)
+        self.assertEqual((res.returncode, res.stdout), (2, b""), res.stderr)
+        self.assertEqual(res.stderr.decode(),
+                         "gotrace stat: (standard input): holds no complete generation: %s\n" % why)
+
+    def test_header_only(self):
+        self.check("header.trace", b"go 1.23 trace\0\0\0",
+                   "the traced process ended before its first generation was written")
+
+    def test_empty(self):
+        self.check("empty.trace", b"", "the file is empty")
 
 
 if __name__ == "__main__":
