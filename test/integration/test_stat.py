@@ -336,7 +336,7 @@ class StatToolTest(gtlib.TracedTestCase):
                     else:
                         if rc == 1:
                             self.assertIn("complete generations only", out, what)
-                        self.assertRegex(out, r"gotrace stat: .*\n  go 1\.\d+ trace: \d+ generations?", what)
+                        self.assertRegex(out, r"gotrace stat: .*\n(  process .*\n)?  go 1\.\d+ trace: \d+ generations?", what)
                 gtlib.discard(part)
 
     def test_standard_input(self):
