@@ -27,7 +27,7 @@ static int annotate(struct gt_thread *t, uint8_t type, uint64_t a0, int nstr, co
 	t->inside++;
 	if (gt_ready(t) != 0)
 		goto out;
-	uintptr_t pcs[GT_MAX_FRAMES];
+	uintptr_t *pcs = t->side->scratch;
 	unsigned n = gt_stack_capture(pcs, site);
 	uint64_t ts = gt_now();
 	struct section s;

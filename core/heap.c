@@ -4,6 +4,7 @@
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <sys/auxv.h>
 #include <string.h>
 
 #include "clock.h"
@@ -215,17 +216,29 @@ void gt_heap_free(struct gt_thread *t, void *p, size_t usable_size)
 	section_close(&s);
 }
 
-void gt_heap_check_allocator(void)
+void gt_heap_check_allocator(int later_image)
 {
 	if (!gt.malloc_events)
 		return;
 	/* The first malloc in the global scope is the one the program calls:
-	 * ours (inside this library's mapping) or another preloaded one. */
+	 * ours (inside this library's mapping), the program's own, or another
+	 * preloaded library's. */
 	uintptr_t first = (uintptr_t)dlsym(RTLD_DEFAULT, "malloc");
 	if (!first || (first >= gt.self_lo && first < gt.self_hi))
 		return;
 	Dl_info di;
-	const char *who = dladdr((void *)first, &di) && di.dli_fname && *di.dli_fname ? di.dli_fname : "another library";
-	gt_warn("malloc comes from %s, which is ahead of libgotrace.so in LD_PRELOAD: heap events are not recorded "
-		"(put libgotrace.so first to record them)", who);
+	const char *who = dladdr((void *)first, &di) && di.dli_fname && *di.dli_fname ? di.dli_fname : NULL;
+	/* The program's own: defined by the object holding its program headers. */
+	Dl_info exe;
+	int own = who && dladdr((void *)getauxval(AT_PHDR), &exe) && exe.dli_fbase == di.dli_fbase;
+	/* The program's own allocator (Chromium's PartitionAlloc): said once
+	 * per run, by its first process. Another preloaded one: a setting the
+	 * user can change, said by every process. */
+	if (own && later_image)
+		return;
+	if (own)
+		gt_warn("the program has its own malloc (%s): heap events are not recorded", who);
+	else
+		gt_warn("malloc comes from %s, which is ahead of libgotrace.so in LD_PRELOAD: heap events are not recorded "
+			"(put libgotrace.so first to record them)", who ? who : "another library");
 }

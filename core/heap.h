@@ -34,7 +34,9 @@ void gt_heap_alloc(struct gt_thread *t, void *p, size_t size, size_t usable_size
 void gt_heap_free(struct gt_thread *t, void *p, size_t usable_size);
 
 /* gt_heap_check_allocator: at start, say in one line when another
- * allocator's malloc comes before ours (heap events cannot be recorded). */
-void gt_heap_check_allocator(void);
+ * allocator's malloc comes before ours (heap events cannot be recorded):
+ * the program's own (said by the run's first process only) or a library
+ * preloaded ahead of ours. */
+void gt_heap_check_allocator(int later_image);
 
 #endif

@@ -180,7 +180,7 @@ __attribute__((constructor)) static void gt_init(int argc, char **argv, char **e
 	initialized = 1;
 	start_tracing(self);
 	gt_signals_install();
-	gt_heap_check_allocator();
+	gt_heap_check_allocator(later);
 	if (gt_sink_stream()) {
 		/* A FIFO or a device stays open in the flusher's own table for
 		 * the whole run (core/sink.h, invariant 3). */

@@ -179,6 +179,7 @@ static inline __attribute__((always_inline)) unsigned take(uintptr_t *pcs, uintp
 
 void gt_stack_take_at(struct gt_stack *s, uintptr_t site, uintptr_t ra, uintptr_t cfa)
 {
+	s->pcs = gt_self.side->scratch; /* registered: it has one */
 	s->site = site;
 	s->n = take(s->pcs, site, ra, cfa, &s->memo);
 }

@@ -60,7 +60,7 @@ struct gt_stack {
 	uintptr_t site;
 	unsigned n;                  /* frames in pcs; 0: only in memo */
 	struct gt_stack_memo *memo;  /* the remembered stack, or NULL */
-	uintptr_t pcs[GT_MAX_FRAMES];
+	uintptr_t *pcs;              /* the thread's scratch frames (struct gt_side) */
 };
 
 /* gt_stack_take_at captures the stack at the interposed function site

@@ -68,8 +68,8 @@ void gt_thread_register(struct gt_thread *t, uint64_t g, uintptr_t start_pc)
 	/* Once per thread: a signal handler's wrapped call cannot get here
 	 * while registration is under way (the caller raised t->inside), and
 	 * a thread registered already stays as it is. */
-	if (t->registered)
-		return;
+	if (t->registered || !gt_thread_side(t))
+		return; /* registered already, or no memory: t->p stays NULL */
 	t->g = g ? g : atomic_fetch_add(&gt.next_g, 1);
 	t->m = (uint64_t)gt_gettid();
 	t->p = gt_proc_acquire();
@@ -127,9 +127,15 @@ void gt_thread_unregister(struct gt_thread *t)
 struct gt_side *gt_thread_side_slow(struct gt_thread *t)
 {
 	int saved = errno;
-	t->side = gt_map(sizeof *t->side); /* zeroed */
+	struct gt_side *side = gt_map(sizeof *side); /* zeroed */
 	errno = saved;
-	return t->side;
+	if (side) {
+		t->block_pcs = side->block_pcs;
+		t->stack_cache = side->stack_cache;
+		t->regions = side->regions;
+	}
+	t->side = side;
+	return side;
 }
 
 void gt_thread_side_free(struct gt_thread *t)
@@ -138,6 +144,9 @@ void gt_thread_side_free(struct gt_thread *t)
 	if (!s)
 		return;
 	t->side = NULL;
+	t->block_pcs = NULL;
+	t->stack_cache = NULL;
+	t->regions = NULL;
 	for (int i = 0; i < 2; i++)
 		gt_typelog_release(&gt.types[i], s->typelog[i]); /* the flusher frees them */
 	for (unsigned i = 0; i < 2 * GT_MEMO_SETS; i++)

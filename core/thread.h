@@ -70,21 +70,32 @@ struct gt_type_local {
 	struct gt_type_slot *slots; /* mmap'd */
 };
 
-/* What a thread keeps beside its TLS state, mapped on its first stack
- * capture or heap event (static TLS stays small: programs that give their
- * threads small stacks pay for every byte of it). */
+struct gt_stack_cache_entry {
+	uint64_t hash;
+	uint64_t gen;
+	uint64_t id;
+};
+
+#define GT_REGIONS 32
+struct gt_region_open {
+	uint64_t task;
+	char name[56];
+};
+
+/* What a thread keeps beside its TLS state, mapped when the thread is
+ * registered: static TLS stays small, because glibc carves every thread's
+ * static TLS out of the thread's own stack, and programs that give their
+ * threads 16 KiB stacks pay for every byte of it. */
 struct gt_side {
+	uintptr_t block_pcs[GT_MAX_FRAMES];  /* the current or last wait's stack */
+	uintptr_t scratch[GT_MAX_FRAMES];    /* one event's stack, taken and used in one call */
+	struct gt_stack_cache_entry stack_cache[GT_STACK_CACHE];
+	struct gt_region_open regions[GT_REGIONS];
 	struct gt_stack_memo memo[2 * GT_MEMO_SETS];
 	uint32_t memo_tick;
 	uint32_t bindings;   /* the last binding number handed out */
 	struct gt_type_local types;
 	struct gt_typelog *typelog[2]; /* per generation parity (core/typetab.h) */
-};
-
-struct gt_stack_cache_entry {
-	uint64_t hash;
-	uint64_t gen;
-	uint64_t id;
 };
 
 struct gt_thread {
@@ -122,7 +133,7 @@ struct gt_thread {
 	uint64_t block_ts;
 	uintptr_t wait_key;
 	uint32_t block_n;
-	uintptr_t block_pcs[GT_MAX_FRAMES];
+	uintptr_t *block_pcs;   /* side->block_pcs (every array lives there) */
 
 	/* A call that may wait in the kernel (read, poll, waitpid ...): its
 	 * start time while it runs, or GT_CALL_CLAIMED / GT_CALL_CONVERTED
@@ -147,16 +158,12 @@ struct gt_thread {
 	uintptr_t site_ra, site_cfa;
 	struct gt_side *side; /* NULL until needed (gt_thread_side) */
 
-	struct gt_stack_cache_entry stack_cache[GT_STACK_CACHE];
+	struct gt_stack_cache_entry *stack_cache; /* side->stack_cache */
 
 	/* Open user regions, innermost last (core/annotate.c): Go requires a
 	 * region's end to match the innermost open one. */
-#define GT_REGIONS 32
 	uint32_t nregions;
-	struct gt_region_open {
-		uint64_t task;
-		char name[56];
-	} regions[GT_REGIONS];
+	struct gt_region_open *regions;           /* side->regions */
 
 	/* Live heap bytes this thread allocated minus freed, not yet added to
 	 * the process-wide count (core/heap.c). */
@@ -187,8 +194,9 @@ void gt_thread_unregister(struct gt_thread *t);
 struct gt_proc *gt_proc_acquire(void);
 void gt_proc_release(struct gt_proc *p);
 
-/* gt_thread_side returns the thread's side state, mapping it on first use;
- * NULL when memory ran out. gt_thread_side_free unmaps it (thread exit). */
+/* gt_thread_side returns the thread's side state, mapping it on first use
+ * (registration does: a registered thread has one); NULL when memory ran
+ * out. gt_thread_side_free unmaps it (thread exit). */
 struct gt_side *gt_thread_side_slow(struct gt_thread *t);
 static inline struct gt_side *gt_thread_side(struct gt_thread *t)
 {
