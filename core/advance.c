@@ -28,6 +28,7 @@
 #include "../encoder/writer.h"
 #include "chunk.h"
 #include "clock.h"
+#include "modules.h"
 #include "emit.h"
 #include "flight.h"
 #include "heap.h"
@@ -583,6 +584,8 @@ void gt_advance(int final)
 	if (getpid() != gt.pid)
 		return; /* a child that inherited our memory without our handlers */
 	gt_clock_check(); /* the TSC trace clock's calibration (core/clock.h) */
+	if (!final)
+		gt_modules_refresh(); /* the unwinder's module table (core/modules.h) */
 	gt_lock(&gt.advance_lock);
 	if (!gt.finished)
 		advance(final);

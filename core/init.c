@@ -182,7 +182,9 @@ void gt_child_restart(void)
 	atomic_store(&gt.next_g, 2);
 	atomic_store(&main_exited, 0);
 	gt_wake_reset();
+	struct gt_stack_bounds bounds = t->bounds; /* the stack is still the same */
 	memset(t, 0, sizeof *t);
+	t->bounds = bounds;
 	t->inside = 1;
 	if (gt_open_trace(1) != 0) {
 		t->inside = 0;

@@ -9,6 +9,7 @@
 
 #include "../encoder/wire.h"
 #include "tracer.h"
+#include "unwind.h"
 
 /* A P: owned by exactly one thread at a time; recycled after ProcStop. */
 struct gt_proc {
@@ -70,6 +71,19 @@ struct gt_type_local {
 	struct gt_type_slot *slots; /* mmap'd */
 };
 
+struct gt_stack_cache_entry {
+	uint64_t hash;
+	uint64_t gen;
+	uint64_t id;
+};
+
+/* An open user region (core/annotate.c). */
+#define GT_REGIONS 32
+struct gt_region_open {
+	uint64_t task;
+	char name[56];
+};
+
 /* What a thread keeps beside its TLS state, mapped on its first stack
  * capture or heap event (static TLS stays small: programs that give their
  * threads small stacks pay for every byte of it). */
@@ -79,12 +93,17 @@ struct gt_side {
 	uint32_t bindings;   /* the last binding number handed out */
 	struct gt_type_local types;
 	struct gt_typelog *typelog[2]; /* per generation parity (core/typetab.h) */
-};
-
-struct gt_stack_cache_entry {
-	uint64_t hash;
-	uint64_t gen;
-	uint64_t id;
+	/* (hash, generation) -> stack id (core/stack.h, gt_stack_id). */
+	struct gt_stack_cache_entry stack_cache[GT_STACK_CACHE];
+	/* The frames of the stack being captured (struct gt_stack): captures
+	 * never nest on a thread (they run with its tracer guard raised), and
+	 * here they cost the program's stack nothing. */
+	uintptr_t pcs[GT_MAX_FRAMES];
+	/* Open user regions, innermost last (core/annotate.c): Go requires a
+	 * region's end to match the innermost open one. */
+	struct gt_region_open regions[GT_REGIONS];
+	/* The unwinder's working memory for a rule not cached yet. */
+	struct gt_unwind_scratch unwind;
 };
 
 struct gt_thread {
@@ -141,16 +160,16 @@ struct gt_thread {
 	uintptr_t site_ra, site_cfa;
 	struct gt_side *side; /* NULL until needed (gt_thread_side) */
 
-	struct gt_stack_cache_entry stack_cache[GT_STACK_CACHE];
+	/* What the unwinder may read (core/unwind.h): the thread's stack and
+	 * its sigaltstack, [lo, hi), 0 when unknown (core/stack.c); and the
+	 * module table it reads now, a hazard pointer (core/modlive.c). */
+	struct gt_stack_bounds {
+		uintptr_t lo, hi, alt_lo, alt_hi;
+	} bounds;
+	_Atomic(void *) mod_hazard;
 
-	/* Open user regions, innermost last (core/annotate.c): Go requires a
-	 * region's end to match the innermost open one. */
-#define GT_REGIONS 32
+	/* Open user regions (struct gt_side, regions[0..nregions)). */
 	uint32_t nregions;
-	struct gt_region_open {
-		uint64_t task;
-		char name[56];
-	} regions[GT_REGIONS];
 
 	/* Live heap bytes this thread allocated minus freed, not yet added to
 	 * the process-wide count (core/heap.c). */

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include "interpose.h"
+#include "../core/stack.h"
 
 struct start {
 	void *(*fn)(void *);
@@ -17,12 +18,14 @@ struct start {
 	uint64_t g;
 	uint64_t gen;      /* generation of the GoCreate */
 	_Atomic int ready; /* 0 wait, 1 GoCreate written, 2 not written */
+	struct gt_stack_hint stack; /* where its stack is, for the unwinder */
 };
 
 /* Not a tail call: its frame marks where the thread's stacks end. */
 __attribute__((noinline, optimize("no-optimize-sibling-calls"))) static void *trampoline(void *p)
 {
 	struct start *st = p;
+	gt_stack_thread_start(&gt_self, &st->stack);
 	while (!atomic_load_explicit(&st->ready, memory_order_acquire))
 		GT_REAL(sched_yield)();
 	void *(*fn)(void *) = st->fn;
@@ -44,6 +47,8 @@ GT_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*
 		return GT_REAL(pthread_create)(th, attr, fn, arg);
 	t->inside++;
 	struct start *st = malloc(sizeof *st);
+	if (st)
+		gt_stack_hint(attr, &st->stack);
 	t->inside--;
 	if (!st)
 		return GT_REAL(pthread_create)(th, attr, fn, arg);
