@@ -175,9 +175,10 @@ __attribute__((noinline)) static unsigned walk(uintptr_t *ip, uintptr_t *slot, u
 	/* Only a registered thread's hazard slot is seen by publishers; a
 	 * rule's computation needs the thread's scratch memory. */
 	*flags = 0;
-	if (!t->registered || !t->side)
-		return 0; /* never the case for a thread that records events */
-	c.scratch = &t->side->unwind;
+	struct gt_side *side = gt_thread_side(t); /* mapped on the first capture */
+	if (!t->registered || !side)
+		return 0; /* unregistered: never the case for a thread that records events */
+	c.scratch = &side->unwind;
 	c.mods = gt_modules_enter(t);
 	struct gt_unwind_regs r;
 	gt_unwind_here(&r);

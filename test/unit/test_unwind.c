@@ -103,7 +103,7 @@ static void same_stack(const struct cap *k, unsigned at_least)
 
 /* --- deep recursion, omitted and kept frame pointers ----------------------- */
 
-__attribute__((noinline)) int uw_recurse(struct cap *k, int d)
+__attribute__((noinline, optimize("omit-frame-pointer"))) int uw_recurse(struct cap *k, int d)
 {
 	if (d == 0) {
 		capture(k);
