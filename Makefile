@@ -20,14 +20,15 @@ BASE    := -std=gnu11 -D_GNU_SOURCE -I. $(WARN)
 LIBFLAGS := $(BASE) -fPIC -fvisibility=hidden -ftls-model=initial-exec \
             -fno-builtin-malloc -fno-builtin-free -fno-builtin-calloc -fno-builtin-realloc \
             -fexceptions -fasynchronous-unwind-tables
-LIBS    := -lunwind -ldw -lelf -lz -ldl -lpthread
+LIBS    := -ldw -lelf -lz -ldl -lpthread
 
 ENCODER_SRC := $(wildcard encoder/*.c)
 CORE_SRC    := $(wildcard core/*.c)
 INTERPOSE_SRC := $(wildcard interpose/*.c)
 TOOLS_SRC   := $(wildcard tools/*.c)
 # Core modules without global state or constructors: safe to link into tests and tools.
-PURE_CORE   := core/config.c core/symbols.c core/symfile.c core/strtab.c core/stacktab.c core/idmap.c core/region.c core/sys.c
+PURE_CORE   := core/config.c core/symbols.c core/symfile.c core/strtab.c core/stacktab.c core/idmap.c core/region.c core/sys.c \
+               core/cfi.c core/modules.c core/unwind.c
 PURE_CORE   := $(filter $(CORE_SRC),$(PURE_CORE))
 
 LIB_OBJ   := $(patsubst %.c,build/obj/lib/%.o,$(ENCODER_SRC) $(CORE_SRC) $(INTERPOSE_SRC))

@@ -28,6 +28,7 @@
 #include "../encoder/writer.h"
 #include "chunk.h"
 #include "clock.h"
+#include "modules.h"
 #include "emit.h"
 #include "flight.h"
 #include "heap.h"
@@ -553,6 +554,8 @@ void gt_advance_locked(int kind)
 
 void gt_advance(int final)
 {
+	if (!final && getpid() == gt.pid)
+		gt_modules_refresh(); /* the unwinder's module table (core/modules.h); not in a handler */
 	gt_lock(&gt.advance_lock);
 	gt_advance_locked(final ? GT_ADV_FINAL : GT_ADV_NEXT);
 	gt_unlock(&gt.advance_lock);

@@ -27,7 +27,7 @@ static int annotate(struct gt_thread *t, uint8_t type, uint64_t a0, int nstr, co
 	t->inside++;
 	if (gt_ready(t) != 0)
 		goto out;
-	uintptr_t *pcs = t->side->scratch;
+	uintptr_t *pcs = t->side->pcs;
 	unsigned n = gt_stack_capture(pcs, site);
 	uint64_t ts = gt_now();
 	struct section s;
@@ -66,9 +66,10 @@ void gt_task_end(struct gt_thread *t, uint64_t task, uintptr_t site)
 
 void gt_region_begin(struct gt_thread *t, uint64_t task, const char *name, uintptr_t site)
 {
-	if (t->nregions >= GT_REGIONS)
+	struct gt_side *side = gt_thread_side(t);
+	if (!side || t->nregions >= GT_REGIONS)
 		return; /* too deep: its end will find no match and be ignored */
-	struct gt_region_open *r = &t->regions[t->nregions++];
+	struct gt_region_open *r = &side->regions[t->nregions++];
 	r->task = task;
 	strncpy(r->name, name ? name : "", sizeof r->name - 1);
 	r->name[sizeof r->name - 1] = 0;
@@ -78,17 +79,20 @@ void gt_region_begin(struct gt_thread *t, uint64_t task, const char *name, uintp
 
 void gt_region_end(struct gt_thread *t, uint64_t task, const char *name, uintptr_t site)
 {
-	char want[sizeof t->regions[0].name];
+	struct gt_side *side = t->side;
+	if (!side)
+		return; /* no region was ever opened */
+	char want[sizeof side->regions[0].name];
 	strncpy(want, name ? name : "", sizeof want - 1);
 	want[sizeof want - 1] = 0;
 	uint32_t i = t->nregions;
-	while (i > 0 && !(t->regions[i - 1].task == task && strcmp(t->regions[i - 1].name, want) == 0))
+	while (i > 0 && !(side->regions[i - 1].task == task && strcmp(side->regions[i - 1].name, want) == 0))
 		i--;
 	if (i == 0)
 		return; /* no such open region */
 	/* Close the regions opened inside it first, innermost first. */
 	while (t->nregions >= i) {
-		struct gt_region_open *r = &t->regions[t->nregions - 1];
+		struct gt_region_open *r = &side->regions[t->nregions - 1];
 		annotate(t, GT_EV_USER_REGION_END, r->task, 1, r->name, NULL, 0, 0, site);
 		t->nregions--;
 		if (t->nregions == i - 1)

@@ -263,7 +263,7 @@ void gt_yield_begin(struct gt_thread *t, uintptr_t site)
 	t->inside++;
 	if (gt_ready(t) != 0)
 		goto out;
-	uintptr_t *pcs = t->side->scratch;
+	uintptr_t *pcs = t->side->pcs;
 	unsigned n = gt_stack_capture(pcs, site);
 	uint64_t ts = gt_now();
 	struct section s;
@@ -303,7 +303,7 @@ uint64_t gt_create(struct gt_thread *t, uint64_t new_g, uintptr_t start_pc, uint
 	t->inside++;
 	if (gt_ready(t) != 0)
 		goto out;
-	uintptr_t *pcs = t->side->scratch;
+	uintptr_t *pcs = t->side->pcs;
 	unsigned n = gt_stack_capture(pcs, site);
 	uint64_t ts = gt_now();
 	struct section s;

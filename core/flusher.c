@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -72,6 +73,9 @@ static void *flusher_main(void *arg)
 		return NULL;
 	}
 	gt_log_private_table();
+	/* Named from inside: naming another thread opens its /proc comm file
+	 * in the program's table. */
+	prctl(PR_SET_NAME, "gotrace-flush", 0, 0, 0);
 	gt_sink_hold();
 	atomic_store(&ready, 1);
 	gt_futex_wake(&ready, INT32_MAX);
@@ -132,7 +136,6 @@ static int start(void)
 		GT_REAL(pthread_join)(thread, NULL);
 		return EPERM;
 	}
-	GT_REAL(pthread_setname_np)(thread, "gotrace-flush");
 	atomic_store(&running, 1);
 	int snaps = 0;
 	if (gt_inline_flusher(1, &snaps))

@@ -120,7 +120,9 @@ void gt_child_restart(void)
 	gt.next_serial = 0;
 	atomic_store(&gt.next_g, 2);
 	gt_wake_reset();
+	struct gt_stack_bounds bounds = t->bounds; /* the stack is still the same */
 	memset(t, 0, sizeof *t);
+	t->bounds = bounds;
 	t->inside = 1;
 	gt.pid = (int)getpid();
 	gt_identity_after_fork();

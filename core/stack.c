@@ -1,16 +1,32 @@
-/* stack.c — capturing raw stacks with libunwind and interning them. */
-#define UNW_LOCAL_ONLY
+/* stack.c — capturing raw stacks with the tracer's own unwinder
+ * (core/unwind.h) and interning them.
+ *
+ * Stack use of the capture path (gcc 12.2 -O2 -fstack-usage, each frame
+ * plus its return address): gt_stack_take_at or gt_stack_capture_slow 120
+ * (take inlined) + remember 104 + walk 184 + gt_unwind 152 = 560 bytes when
+ * every rule is cached; a rule not cached yet adds compute 40 + gt_cfi_rule
+ * 56 + fde_at 232 + rd_ptr 64 = 952 bytes at the very worst (the rule's
+ * working memory is the thread's side area, struct gt_unwind_scratch, not
+ * the program's stack). The frames are written to the side area too
+ * (struct gt_stack), not to an array on the stack. Callers add their own:
+ * the malloc wrapper's path 344 bytes (malloc 40, allocated 88,
+ * gt_heap_alloc 216). */
 #include "stack.h"
 
 #include <dlfcn.h>
 #include <errno.h>
 #include <link.h>
-#include <libunwind.h>
+#include <pthread.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include "hash.h"
+#include "modules.h"
+#include "sys.h"
 #include "thread.h"
 #include "tracer.h"
+#include "unwind.h"
 
 static int find_self(struct dl_phdr_info *info, size_t size, void *ctx)
 {
@@ -34,51 +50,172 @@ static int find_self(struct dl_phdr_info *info, size_t size, void *ctx)
 	return 0;
 }
 
-void gt_stack_init(void)
+extern void *__libc_stack_end; /* ld.so: the initial stack pointer, roughly */
+
+/* main_bounds: the main thread's stack is the kernel's stack mapping; it
+ * extends from the page holding __libc_stack_end down to at most
+ * RLIMIT_STACK (capped at 1 GiB), and the kernel keeps every other
+ * non-fixed mapping below that (mmap_base leaves at least the limit, and
+ * at least 128 MiB, under the stack top). */
+static void main_bounds(struct gt_thread *t)
 {
-	unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
-	unw_set_cache_size(unw_local_addr_space, 1024, 0);
-	dl_iterate_phdr(find_self, (void *)(uintptr_t)gt_stack_init);
+	uintptr_t hi = ((uintptr_t)__libc_stack_end | 4095) + 1;
+	uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
+	struct rlimit rl;
+	uint64_t size = 8u << 20;
+	if (getrlimit(RLIMIT_STACK, &rl) == 0)
+		size = rl.rlim_cur;
+	if (size > (1ull << 30))
+		size = 1ull << 30;
+	if (!__libc_stack_end || sp >= hi || hi - sp > size)
+		return; /* not on the main stack: unknown */
+	t->bounds.lo = hi - size;
+	t->bounds.hi = hi;
 }
 
-/* unwind walks the stack with libunwind from here, skipping this library's
- * frames until the program's, and stopping at a start trampoline of ours.
- * Writes up to max return addresses to ip and, for each, the stack slot it
- * was read from (the caller's SP at the call, minus 8 on x86-64). */
-static unsigned unwind(uintptr_t *ip, uintptr_t *slot, unsigned max)
+void gt_stack_init(void)
 {
-	int saved = errno; /* libunwind may make failing system calls */
-	unw_context_t uc;
-	unw_cursor_t c;
-	if (unw_getcontext(&uc) != 0 || unw_init_local(&c, &uc) != 0) {
-		errno = saved;
-		return 0;
+	dl_iterate_phdr(find_self, (void *)(uintptr_t)gt_stack_init);
+	gt_modules_init();
+	if (gt_gettid() == getpid())
+		main_bounds(&gt_self);
+}
+
+void gt_stack_hint(const pthread_attr_t *attr, struct gt_stack_hint *h)
+{
+	pthread_attr_t def;
+	const pthread_attr_t *a = attr;
+	memset(h, 0, sizeof *h);
+	if (!a) {
+		if (pthread_getattr_default_np(&def) != 0)
+			return;
+		a = &def;
 	}
-	unsigned n = 0;
-	while (n < max && unw_step(&c) > 0) {
-		unw_word_t pc = 0, sp = 0;
-		unw_get_reg(&c, UNW_REG_IP, &pc);
-		unw_get_reg(&c, UNW_REG_SP, &sp);
-		if (pc == 0)
-			break;
-		if (pc >= gt.self_lo && pc < gt.self_hi) {
-			if (n > 0)
-				break; /* a start trampoline: the stack ends here */
-			continue;
-		}
-		ip[n] = pc;
-		slot[n] = sp - sizeof(uintptr_t);
-		n++;
+	void *addr = NULL;
+	size_t size = 0, guard = 0;
+	/* glibc reports a stack the program did not set as top NULL, that is
+	 * addr == -size. */
+	if (pthread_attr_getstack(a, &addr, &size) != 0)
+		addr = NULL, size = 0;
+	uintptr_t top = (uintptr_t)addr + size;
+	pthread_attr_getstacksize(a, &size); /* the default when none was set */
+	pthread_attr_getguardsize(a, &guard);
+	if (a == &def)
+		pthread_attr_destroy(&def);
+	h->user_top = top;
+	h->size = size;
+	h->guard = guard;
+}
+
+/* gt_stack_thread_start: glibc places every thread's descriptor (its TCB,
+ * pthread_self()) at the top of the thread's stack block — the block it
+ * mapped, or the top of a stack the program supplied — with the static TLS
+ * right under it and the stack below that. So pthread_self() bounds the
+ * stack from above, and [sp, pthread_self()) is mapped for any sp of the
+ * thread's stack. From below: a stack the program supplied starts at its
+ * address; glibc's own block is the requested size plus the guard, and
+ * ends at the first page boundary above the descriptor (which takes
+ * sizeof(struct pthread), 2304 bytes in glibc 2.36, rounded up to the
+ * static TLS alignment: less than a page). A cached block glibc reuses may
+ * be larger, never smaller: the range is then a little short, never too
+ * long. test/unit/test_unwind.c checks these layouts against
+ * pthread_getattr_np. No system call: the range is known from the start. */
+void gt_stack_thread_start(struct gt_thread *t, const struct gt_stack_hint *h)
+{
+	uintptr_t self = (uintptr_t)pthread_self();
+	uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
+	uintptr_t lo;
+	if (!h->size)
+		return;
+	if (h->user_top) {
+		if (self > h->user_top || h->user_top < h->size)
+			return;
+		lo = h->user_top - h->size;
+	} else {
+		uintptr_t top = (self | 4095) + 1, len = h->size + h->guard;
+		if (len < h->size || top < len)
+			return;
+		lo = top - len;
 	}
-	errno = saved;
+	if (sp < lo || sp >= self)
+		return; /* not where it should be: unknown */
+	t->bounds.lo = lo;
+	t->bounds.hi = self;
+}
+
+/* alt_range reads the sigaltstack range as interpose/altstack.c stores it
+ * (end, start, end): a handler changing it between the reads leaves no
+ * range rather than a mix of two. */
+static inline void alt_range(const struct gt_thread *t, uintptr_t *lo, uintptr_t *hi)
+{
+	const volatile struct gt_stack_bounds *b = &t->bounds;
+	uintptr_t h = b->alt_hi, l = b->alt_lo;
+	if (b->alt_hi == h && l < h) {
+		*lo = l;
+		*hi = h;
+	} else {
+		*lo = *hi = 0;
+	}
+}
+
+/* The rules of every PC, shared by all threads (core/unwind.h). */
+static struct gt_unwind_cache rule_cache;
+
+/* walk unwinds the calling thread's stack from here (see gt_unwind). */
+__attribute__((noinline)) static unsigned walk(uintptr_t *ip, uintptr_t *slot, unsigned max, unsigned *flags)
+{
+	struct gt_thread *t = &gt_self;
+	struct gt_unwind_ctx c = {
+		.cache = &rule_cache,
+		.self_lo = gt.self_lo,
+		.self_hi = gt.self_hi,
+		.stack = { t->bounds.lo, t->bounds.hi },
+	};
+	alt_range(t, &c.alt.lo, &c.alt.hi);
+	/* Only a registered thread's hazard slot is seen by publishers; a
+	 * rule's computation needs the thread's scratch memory. */
+	*flags = 0;
+	struct gt_side *side = gt_thread_side(t); /* mapped on the first capture */
+	if (!t->registered || !side)
+		return 0; /* unregistered: never the case for a thread that records events */
+	c.scratch = &side->unwind;
+	c.mods = gt_modules_enter(t);
+	struct gt_unwind_regs r;
+	gt_unwind_here(&r);
+	unsigned n = gt_unwind(&c, &r, ip, slot, max, flags);
+	gt_modules_leave(t);
 	return n;
+}
+
+/* unwind: the stack above the tracer's frames, with the stack slot each
+ * return address was read from (the caller's SP at the call, minus 8). */
+static unsigned unwind(uintptr_t *ip, uintptr_t *slot, unsigned max, unsigned *flags)
+{
+	return walk(ip, slot, max, flags);
+}
+
+/* readable_hi: the end of the stack range the thread may read from sp. */
+static inline uintptr_t readable_hi(const struct gt_thread *t, uintptr_t sp)
+{
+	if (sp >= t->bounds.lo && sp < t->bounds.hi)
+		return t->bounds.hi;
+	uintptr_t lo, hi;
+	alt_range(t, &lo, &hi);
+	if (sp >= lo && sp < hi)
+		return hi;
+	return (sp | 4095) + 1;
 }
 
 /* memo_valid: every remembered return address is still in its slot. By
  * induction from the same caller and SP, each frame's slot holds the same
- * return address only if the whole chain of callers is the same. */
-static int memo_valid(const struct gt_stack_memo *m)
+ * return address only if the whole chain of callers is the same. The slots
+ * rise strictly (remember keeps no stack through a signal frame), so the
+ * last one bounds them all: it must lie below the end of the stack the
+ * thread runs on now (a stack since freed is never read). */
+static int memo_valid(const struct gt_stack_memo *m, uintptr_t hi)
 {
+	if (m->slot[m->n - 1] > hi - sizeof(uintptr_t))
+		return 0;
 	for (uint32_t i = 0; i < m->n; i++)
 		if (*(const uintptr_t *)m->slot[i] != m->ip[i])
 			return 0;
@@ -88,29 +225,8 @@ static int memo_valid(const struct gt_stack_memo *m)
 /* unwind_raw: the stack without remembering it (no wrapper site noted). */
 static unsigned unwind_raw(uintptr_t *pcs, unsigned max)
 {
-	void *raw[GT_MAX_FRAMES + 16];
-	unsigned cap = max - 1 + 16;
-	if (cap > sizeof raw / sizeof raw[0])
-		cap = sizeof raw / sizeof raw[0];
-	int saved = errno;
-	int got = unw_backtrace(raw, (int)cap);
-	errno = saved;
-	unsigned n = 1;
-	for (int i = 0; i < got && n < max; i++) {
-		uintptr_t pc = (uintptr_t)raw[i];
-		if (pc >= gt.self_lo && pc < gt.self_hi) {
-			/* Our frames: first the wrapper and the tracer (skipped);
-			 * below the program's frames, a start trampoline (main's
-			 * or a thread's): the stack ends at the start function. */
-			if (n > 1)
-				break;
-			continue;
-		}
-		if (pc == 0)
-			break;
-		pcs[n++] = pc;
-	}
-	return n;
+	unsigned flags;
+	return 1 + walk(pcs + 1, NULL, max - 1, &flags);
 }
 
 /* take captures the stack at site into pcs (pcs[0] = site): returns the
@@ -126,18 +242,20 @@ __attribute__((noinline)) static unsigned remember(uintptr_t *pcs, struct gt_sid
 						   uintptr_t ra0, uintptr_t cfa0, unsigned want,
 						   struct gt_stack_memo **memo)
 {
-	uintptr_t slot[GT_MEMO_FRAMES];
-	unsigned n = unwind(pcs + 1, slot, want);
-	if (n > 0 && pcs[1] == ra0 && slot[0] == cfa0 - sizeof(uintptr_t)) {
-		struct gt_stack_memo *m = w[0].stamp <= w[1].stamp ? &w[0] : &w[1];
+	/* The way used least recently, unwound into directly (no copy of
+	 * the slots on the program's stack): it is replaced either way. */
+	struct gt_stack_memo *m = w[0].stamp <= w[1].stamp ? &w[0] : &w[1];
+	m->n = 0;
+	unsigned flags;
+	unsigned n = unwind(pcs + 1, m->slot, want, &flags);
+	if (n > 0 && pcs[1] == ra0 && m->slot[0] == cfa0 - sizeof(uintptr_t) && !(flags & GT_UNWIND_SIGNAL)) {
 		m->ra0 = ra0;
 		m->cfa0 = cfa0;
 		m->n = n;
 		m->id_gen = 0;
 		m->stamp = ++side->memo_tick;
 		memcpy(m->ip, pcs + 1, n * sizeof *m->ip);
-		memcpy(m->slot, slot, n * sizeof *slot);
-		if (memo_valid(m))
+		if (memo_valid(m, readable_hi(&gt_self, cfa0)))
 			*memo = m;
 		else
 			m->n = 0;
@@ -163,12 +281,13 @@ static inline __attribute__((always_inline)) unsigned take(uintptr_t *pcs, uintp
 	if (__builtin_expect(!ra0 || max - 1 > GT_MEMO_FRAMES || !(side = gt_thread_side(t)), 0))
 		return unwind_raw(pcs, max);
 	unsigned want = max - 1;
+	uintptr_t hi = readable_hi(t, cfa0);
 	/* The set: the top bits of a multiplicative hash of the pair. */
 	unsigned set = (unsigned)(((ra0 ^ (cfa0 << 7)) * 0x9e3779b97f4a7c15ull) >> 59) & (GT_MEMO_SETS - 1);
 	struct gt_stack_memo *w = &side->memo[2 * set];
 	for (int k = 0; k < 2; k++) {
 		struct gt_stack_memo *m = &w[k];
-		if (m->ra0 == ra0 && m->cfa0 == cfa0 && m->n > 0 && m->n <= want && memo_valid(m)) {
+		if (m->ra0 == ra0 && m->cfa0 == cfa0 && m->n > 0 && m->n <= want && memo_valid(m, hi)) {
 			m->stamp = ++side->memo_tick;
 			*memo = m;
 			return 0;
@@ -179,8 +298,16 @@ static inline __attribute__((always_inline)) unsigned take(uintptr_t *pcs, uintp
 
 void gt_stack_take_at(struct gt_stack *s, uintptr_t site, uintptr_t ra, uintptr_t cfa)
 {
-	s->pcs = gt_self.side->scratch; /* registered: it has one */
+	struct gt_side *side = gt_thread_side(&gt_self);
 	s->site = site;
+	if (__builtin_expect(!side, 0)) {
+		s->pcs = s->own;
+		s->pcs[0] = site;
+		s->n = 1;
+		s->memo = NULL;
+		return;
+	}
+	s->pcs = side->pcs;
 	s->n = take(s->pcs, site, ra, cfa, &s->memo);
 }
 
@@ -234,11 +361,14 @@ uint64_t gt_stack_take_id_slow(struct gt_thread *t, uint64_t gen, struct gt_stac
 
 uint64_t gt_stack_id_slow(struct gt_thread *t, uint64_t gen, const uintptr_t *pcs, unsigned n, uint64_t h)
 {
-	struct gt_stack_cache_entry *e = &t->stack_cache[h & (GT_STACK_CACHE - 1)];
 	int saved = errno; /* the table's lock may sleep in futex */
 	uint64_t id = gt_stacktab_put(&gt.stacks[gen & 1], h, pcs, n);
+	/* The cache is in the side area, mapped here on the thread's first
+	 * stack id when no capture mapped it (GOTRACE_STACKS=0). */
+	gt_thread_side(t);
 	errno = saved;
-	if (id) {
+	if (id && t->side) {
+		struct gt_stack_cache_entry *e = &t->side->stack_cache[h & (GT_STACK_CACHE - 1)];
 		e->hash = h;
 		e->gen = gen;
 		e->id = id;

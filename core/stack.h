@@ -1,9 +1,12 @@
-/* stack.h — stacks on the hot path: raw PCs from libunwind, and their id in
+/* stack.h — stacks on the hot path: raw PCs from the tracer's own unwinder
+ * (core/unwind.h), and their id in
  * a generation's stack table through a small per-thread cache. Symbols are
  * the flusher's job (core/symbols.h). */
 #ifndef GT_STACK_H
 #define GT_STACK_H
 
+#include <pthread.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "../encoder/wire.h"
@@ -18,8 +21,20 @@ struct gt_stack_memo;
 #define GT_PC_SYNTHETIC 0xfff0000000000000ull
 #define GT_PC_MAIN (GT_PC_SYNTHETIC | 1) /* "main": the main thread's goroutine */
 
-/* gt_stack_init sets up libunwind and finds the library's own mapping. */
+/* gt_stack_init finds the library's own mapping, publishes the first
+ * module table and the main thread's stack range. From the constructor. */
 void gt_stack_init(void);
+
+/* A new thread's stack, as pthread_create's attributes say (interpose/
+ * thread.c): gt_stack_hint in the creator, gt_stack_thread_start as the
+ * new thread's first step, which sets its stack range for the unwinder
+ * (left unknown when the thread's stack is not where the hint says). */
+struct gt_stack_hint {
+	uintptr_t user_top; /* top of a stack the program supplied, or 0 */
+	size_t size, guard;
+};
+void gt_stack_hint(const pthread_attr_t *attr, struct gt_stack_hint *h);
+void gt_stack_thread_start(struct gt_thread *t, const struct gt_stack_hint *h);
 
 /* gt_stack_capture writes [site, return addresses of the interposed
  * function's callers...] to pcs, at most gt.max_frames entries (1 means no
@@ -46,9 +61,12 @@ static inline uint64_t gt_stack_id(struct gt_thread *t, uint64_t gen, const uint
 	if (n == 0)
 		return 0;
 	uint64_t h = gt_hash_words(pcs, n);
-	struct gt_stack_cache_entry *e = &t->stack_cache[h & (GT_STACK_CACHE - 1)];
-	if (__builtin_expect(e->hash == h && e->gen == gen, 1))
-		return e->id;
+	struct gt_side *side = t->side; /* the cache lives there; none yet: no cache */
+	if (__builtin_expect(side != NULL, 1)) {
+		struct gt_stack_cache_entry *e = &side->stack_cache[h & (GT_STACK_CACHE - 1)];
+		if (__builtin_expect(e->hash == h && e->gen == gen, 1))
+			return e->id;
+	}
 	return gt_stack_id_slow(t, gen, pcs, n, h);
 }
 
@@ -60,7 +78,8 @@ struct gt_stack {
 	uintptr_t site;
 	unsigned n;                  /* frames in pcs; 0: only in memo */
 	struct gt_stack_memo *memo;  /* the remembered stack, or NULL */
-	uintptr_t *pcs;              /* the thread's scratch frames (struct gt_side) */
+	uintptr_t *pcs;              /* the thread's buffer (struct gt_side), or own */
+	uintptr_t own[1];            /* no side area (out of memory): the site only */
 };
 
 /* gt_stack_take_at captures the stack at the interposed function site

@@ -129,11 +129,8 @@ struct gt_side *gt_thread_side_slow(struct gt_thread *t)
 	int saved = errno;
 	struct gt_side *side = gt_map(sizeof *side); /* zeroed */
 	errno = saved;
-	if (side) {
+	if (side)
 		t->block_pcs = side->block_pcs;
-		t->stack_cache = side->stack_cache;
-		t->regions = side->regions;
-	}
 	t->side = side;
 	return side;
 }
@@ -145,8 +142,6 @@ void gt_thread_side_free(struct gt_thread *t)
 		return;
 	t->side = NULL;
 	t->block_pcs = NULL;
-	t->stack_cache = NULL;
-	t->regions = NULL;
 	for (int i = 0; i < 2; i++)
 		gt_typelog_release(&gt.types[i], s->typelog[i]); /* the flusher frees them */
 	for (unsigned i = 0; i < 2 * GT_MEMO_SETS; i++)

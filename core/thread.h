@@ -9,6 +9,7 @@
 
 #include "../encoder/wire.h"
 #include "tracer.h"
+#include "unwind.h"
 
 /* A P: owned by exactly one thread at a time; recycled after ProcStop. */
 struct gt_proc {
@@ -76,6 +77,7 @@ struct gt_stack_cache_entry {
 	uint64_t id;
 };
 
+/* An open user region (core/annotate.c). */
 #define GT_REGIONS 32
 struct gt_region_open {
 	uint64_t task;
@@ -88,14 +90,22 @@ struct gt_region_open {
  * threads 16 KiB stacks pay for every byte of it. */
 struct gt_side {
 	uintptr_t block_pcs[GT_MAX_FRAMES];  /* the current or last wait's stack */
-	uintptr_t scratch[GT_MAX_FRAMES];    /* one event's stack, taken and used in one call */
-	struct gt_stack_cache_entry stack_cache[GT_STACK_CACHE];
-	struct gt_region_open regions[GT_REGIONS];
 	struct gt_stack_memo memo[2 * GT_MEMO_SETS];
 	uint32_t memo_tick;
 	uint32_t bindings;   /* the last binding number handed out */
 	struct gt_type_local types;
 	struct gt_typelog *typelog[2]; /* per generation parity (core/typetab.h) */
+	/* (hash, generation) -> stack id (core/stack.h, gt_stack_id). */
+	struct gt_stack_cache_entry stack_cache[GT_STACK_CACHE];
+	/* The frames of the stack being captured (struct gt_stack): captures
+	 * never nest on a thread (they run with its tracer guard raised), and
+	 * here they cost the program's stack nothing. */
+	uintptr_t pcs[GT_MAX_FRAMES];
+	/* Open user regions, innermost last (core/annotate.c): Go requires a
+	 * region's end to match the innermost open one. */
+	struct gt_region_open regions[GT_REGIONS];
+	/* The unwinder's working memory for a rule not cached yet. */
+	struct gt_unwind_scratch unwind;
 };
 
 struct gt_thread {
@@ -158,12 +168,16 @@ struct gt_thread {
 	uintptr_t site_ra, site_cfa;
 	struct gt_side *side; /* NULL until needed (gt_thread_side) */
 
-	struct gt_stack_cache_entry *stack_cache; /* side->stack_cache */
+	/* What the unwinder may read (core/unwind.h): the thread's stack and
+	 * its sigaltstack, [lo, hi), 0 when unknown (core/stack.c); and the
+	 * module table it reads now, a hazard pointer (core/modlive.c). */
+	struct gt_stack_bounds {
+		uintptr_t lo, hi, alt_lo, alt_hi;
+	} bounds;
+	_Atomic(void *) mod_hazard;
 
-	/* Open user regions, innermost last (core/annotate.c): Go requires a
-	 * region's end to match the innermost open one. */
+	/* Open user regions (struct gt_side, regions[0..nregions)). */
 	uint32_t nregions;
-	struct gt_region_open *regions;           /* side->regions */
 
 	/* Live heap bytes this thread allocated minus freed, not yet added to
 	 * the process-wide count (core/heap.c). */

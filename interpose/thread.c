@@ -18,6 +18,7 @@
 
 #include "../core/flusher.h"
 #include "interpose.h"
+#include "../core/stack.h"
 
 struct start {
 	void *(*fn)(void *);
@@ -26,6 +27,7 @@ struct start {
 	uint64_t gen;      /* generation of the GoCreate */
 	_Atomic int ready; /* 0 wait, 1 GoCreate written, 2 not written */
 	sigset_t mask;     /* the signal mask the thread is meant to start with */
+	struct gt_stack_hint stack; /* where its stack is, for the unwinder */
 };
 
 /* Not a tail call: its frame marks where the thread's stacks end. */
@@ -33,8 +35,10 @@ __attribute__((noinline, optimize("no-optimize-sibling-calls"))) static void *tr
 {
 	struct start *st = p;
 	/* Until the thread is registered, a signal handler's wrapped call
-	 * must pass through: raised before any signal can come in. */
+	 * must pass through: raised before any signal can come in; and its
+	 * stack's bounds known before a handler's capture reads it. */
 	gt_self.inside++;
+	gt_stack_thread_start(&gt_self, &st->stack);
 	pthread_sigmask(SIG_SETMASK, &st->mask, NULL);
 	while (!atomic_load_explicit(&st->ready, memory_order_acquire))
 		GT_REAL(sched_yield)();
@@ -59,6 +63,8 @@ GT_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*
 	gt_flusher_ensure();
 	t->inside++;
 	struct start *st = malloc(sizeof *st);
+	if (st)
+		gt_stack_hint(attr, &st->stack);
 	t->inside--;
 	if (!st)
 		return GT_REAL(pthread_create)(th, attr, fn, arg);

@@ -20,8 +20,8 @@ have_all() {
   for p in "$@"; do dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q 'ok installed' || return 1; done
 }
 
-PKGS=(build-essential pkg-config libunwind-dev libelf-dev libdw-dev libcriterion-dev
-      python3 curl pigz g++ gdb valgrind
+PKGS=(build-essential pkg-config libelf-dev libdw-dev libcriterion-dev
+      python3 curl pigz g++ gdb valgrind strace
       memcached libmemcached-tools    # a real server and its load generator (tests, bench)
       libjemalloc-dev heaptrack       # another allocator (tests); the heap peer (bench)
       clang libclang-rt-14-dev        # libFuzzer for `make fuzz`

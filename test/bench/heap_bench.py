@@ -287,7 +287,7 @@ PERF_LINE = re.compile(r"^\s*([0-9.]+)%\s+(\S+)\s+(\S+)\s+\[(.)\]\s+(.+?)\s*$")
 def profile(ops, threads):
     """perf record of one default-config run; None when perf does not work.
     Returns the perf report lines grouped by (thread, library, symbol):
-    libraries without symbols (libunwind) are one row."""
+    libraries without symbols are one row."""
     if not shutil.which("perf"):
         return None, "perf is not installed"
     arm = gotrace_arm("perf", "profile", GOTRACE_STACKS="32")
@@ -528,8 +528,8 @@ def main():
     o.append(size_tab + "\n")
     if prof_tab:
         o.append(f"Where the time goes: `perf record` of one default-config run at 1/{PERF_DIV} size "
-                 "(share of all samples, both program threads and the flusher; libunwind has no "
-                 f"symbols, so it is one row). By object: {dso_line}.\n")
+                 "(share of all samples, both program threads and the flusher; a library without "
+                 f"symbols is one row). By object: {dso_line}.\n")
         o.append(prof_tab + "\n")
     o.append("Notes:\n")
     o += [f"- {n}" for n in notes]

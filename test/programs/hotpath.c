@@ -10,6 +10,10 @@
  *   yield    sched_yield
  *   pipe     write one byte to a pipe, read it back (neither call waits)
  *   malloc   malloc(48) + free of the same block
+ *   deep     malloc(48) + free at the bottom of DEEP nested calls, so that
+ *            a captured stack has 32 frames (the malloc site, the DEEP
+ *            calls, hot_deep, main): with GOTRACE_STACKS above 33 every
+ *            stack is unwound afresh (no remembered stack)
  *
  * main first runs the operation WARMUP times in warm_MODE (lazy binding,
  * the tracer's per-thread set-up, descriptor classification all happen
@@ -61,6 +65,24 @@ static inline int op_malloc(void)
 	return 0;
 }
 
+/* deep: DEEP nested noinline calls (no tail calls: the asm after the call
+ * keeps each frame), malloc + free at the bottom. */
+#define DEEP 29
+
+__attribute__((noinline)) static int nest(int d)
+{
+	if (d <= 1)
+		return op_malloc();
+	int r = nest(d - 1);
+	__asm__ volatile("" : "+r"(r) : : "memory");
+	return r;
+}
+
+static inline int op_deep(void)
+{
+	return nest(DEEP);
+}
+
 #define LOOPS(name)                                                      \
 	__attribute__((noinline)) int warm_##name(uint64_t n)            \
 	{                                                                \
@@ -88,18 +110,21 @@ int warm_pipe(uint64_t n);
 int hot_pipe(uint64_t n);
 int warm_malloc(uint64_t n);
 int hot_malloc(uint64_t n);
+int warm_deep(uint64_t n);
+int hot_deep(uint64_t n);
 
 LOOPS(mutex)
 LOOPS(yield)
 LOOPS(pipe)
 LOOPS(malloc)
+LOOPS(deep)
 
 int main(int argc, char **argv)
 {
 	int (*warm)(uint64_t), (*hot)(uint64_t);
 
 	if (argc != 3) {
-		fprintf(stderr, "usage: hotpath mutex|yield|pipe|malloc N\n");
+		fprintf(stderr, "usage: hotpath mutex|yield|pipe|malloc|deep N\n");
 		return 2;
 	}
 	uint64_t n = strtoull(argv[2], NULL, 10);
@@ -119,6 +144,8 @@ int main(int argc, char **argv)
 		warm = warm_pipe, hot = hot_pipe;
 	} else if (strcmp(argv[1], "malloc") == 0) {
 		warm = warm_malloc, hot = hot_malloc;
+	} else if (strcmp(argv[1], "deep") == 0) {
+		warm = warm_deep, hot = hot_deep;
 	} else {
 		fprintf(stderr, "hotpath: unknown mode %s\n", argv[1]);
 		return 2;

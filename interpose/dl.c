@@ -1,0 +1,36 @@
+/* dl.c — dlclose: before the real call, the unwinder's module table
+ * stops naming the modules it may unmap; after it, a fresh table
+ * (core/modlive.c).
+ *
+ * dlopen and dlmopen are deliberately not wrapped: glibc picks the
+ * caller's RUNPATH, $ORIGIN and link-map namespace from their return
+ * address, so a wrapper calling the real function would make the program
+ * find other libraries (or none). The unwinder finds modules loaded since
+ * its last table through _dl_find_object instead. dlclose looks at no
+ * caller. */
+#include <dlfcn.h>
+
+#include "../core/modules.h"
+#include "interpose.h"
+
+static int (*real_dlclose)(void *);
+
+/* Resolved at load time, so a dlclose never has to look it up. */
+__attribute__((constructor)) static void resolve(void)
+{
+	if (!__atomic_load_n(&real_dlclose, __ATOMIC_ACQUIRE))
+		__atomic_store_n(&real_dlclose, (int (*)(void *))dlsym(RTLD_NEXT, "dlclose"), __ATOMIC_RELEASE);
+}
+
+GT_EXPORT int dlclose(void *handle)
+{
+	int (*real)(void *) = __atomic_load_n(&real_dlclose, __ATOMIC_ACQUIRE);
+	if (!real) {
+		resolve();
+		real = __atomic_load_n(&real_dlclose, __ATOMIC_ACQUIRE);
+	}
+	gt_modules_closing(handle);
+	int r = real(handle);
+	gt_modules_closed();
+	return r;
+}
