@@ -12,6 +12,7 @@
 #include "../encoder/writer.h"
 #include "config.h"
 #include "log.h"
+#include "owntable.h"
 #include "sys.h"
 #include "tracer.h"
 
@@ -261,6 +262,68 @@ static int same_file(int fd, uint64_t *size)
 	return 0;
 }
 
+/* --- a full descriptor table ---------------------------------------------
+ *
+ * When every slot of the program's table is taken, each generation is
+ * written by a task with a table of its own (core/owntable.h). */
+
+struct detour {
+	struct gt_sink_file *f;
+	struct iovec *iov;
+	int n;
+	int err;
+};
+
+static int detour_main(void *arg)
+{
+	struct detour *d = arg;
+	struct gt_sink_file *f = d->f;
+	int fd;
+	if (!out.created) {
+		fd = create();
+		if (fd < 0) {
+			d->err = -fd;
+			return 0;
+		}
+		f->committed = GT_HEADER_LEN;
+	} else {
+		fd = sys_open(out.path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0);
+		if (fd < 0) {
+			d->err = errno == ENOENT ? ENOENT : errno;
+			return 0;
+		}
+		if (same_file(fd, &f->committed) != 0) {
+			sys_close(fd);
+			d->err = EIO;
+			return 0;
+		}
+	}
+	size_t len = 0;
+	for (int i = 0; i < d->n; i++)
+		len += d->iov[i].iov_len;
+	d->err = gt_write_all(fd, d->iov, d->n);
+	if (d->err)
+		syscall(SYS_ftruncate, fd, (off_t)f->committed);
+	else
+		f->committed += len;
+	sys_close(fd);
+	return 0;
+}
+
+static int detour_generation(struct gt_sink_file *f, struct iovec *iov, int n)
+{
+	struct detour d = { f, iov, n, 0 };
+	if (gt_owntable_run(detour_main, &d) < 0)
+		d.err = EMFILE;
+	if (d.err) {
+		f->err = d.err;
+		if (!out.failed)
+			stop("cannot write the trace to %s: %s; tracing stops, the program goes on", f->path,
+			     strerror(d.err));
+	}
+	return d.err;
+}
+
 int gt_sink_begin(struct gt_sink_file *f)
 {
 	memset(f, 0, sizeof *f);
@@ -297,6 +360,10 @@ int gt_sink_begin(struct gt_sink_file *f)
 	}
 	if (!out.created) {
 		int fd = create();
+		if (fd == -EMFILE || fd == -ENFILE) {
+			f->detour = 1; /* every slot of the program's table is taken */
+			return 0;
+		}
 		if (fd < 0) {
 			stop("cannot write the trace file %s: %s; tracing stops, the program goes on", out.path,
 			     strerror(-fd));
@@ -311,6 +378,10 @@ int gt_sink_begin(struct gt_sink_file *f)
 		return 0;
 	}
 	int fd = sys_open(out.path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0);
+	if (fd < 0 && (errno == EMFILE || errno == ENFILE)) {
+		f->detour = 1;
+		return 0;
+	}
 	if (fd < 0) {
 		if (errno == ENOENT)
 			stop("the trace file %s was deleted or moved; tracing stops, the program goes on", out.path);
@@ -344,6 +415,8 @@ int gt_sink_begin_new(struct gt_sink_file *f, const char *path)
 
 int gt_sink_generation(struct gt_sink_file *f, struct iovec *iov, int n)
 {
+	if (f->detour && !f->err)
+		return detour_generation(f, iov, n);
 	if (f->err || f->fd < 0)
 		return f->err ? f->err : EBADF;
 	size_t len = 0;
@@ -365,6 +438,10 @@ int gt_sink_generation(struct gt_sink_file *f, struct iovec *iov, int n)
 
 void gt_sink_end(struct gt_sink_file *f)
 {
+	if (f->detour && out.created && f->committed && f->committed <= GT_HEADER_LEN) {
+		syscall(SYS_unlinkat, AT_FDCWD, f->path, 0); /* a header alone is not a trace */
+		out.created = 0;
+	}
 	if (f->fd < 0)
 		return;
 	int empty = f->committed <= GT_HEADER_LEN && !(f->is_main && out.stream);

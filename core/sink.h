@@ -63,6 +63,8 @@ struct gt_sink_file {
 	uint64_t committed; /* bytes up to the end of the last complete generation */
 	const char *path;
 	int is_main;        /* the output itself, not a snapshot */
+	int detour;         /* the program's table is full: each generation is
+	                     * written by a task of the tracer's (core/sink.c) */
 	int err;
 };
 

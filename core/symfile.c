@@ -7,8 +7,10 @@
  * the module. Otherwise a program that lists, closes or dup2s onto its
  * descriptors would meet ours. */
 #include "symfile.h"
+#include "owntable.h"
 
 #include <elfutils/libdwelf.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <stdlib.h>
@@ -37,22 +39,44 @@ void gt_symmap_release(struct gt_symmap *m)
 /* map_file maps path read-only and closes it again. Direct system calls:
  * open/close are interposed by the tracer's own wrappers. O_NONBLOCK: a
  * FIFO at a module's path must not block the open. */
-static bool map_file(const char *path, struct gt_symmap *m, struct stat *st)
+struct map_job {
+	const char *path;
+	struct gt_symmap *m;
+	struct stat *st;
+};
+
+/* map_now: 0 mapped, 1 failed, 2 no free descriptor (EMFILE, ENFILE). */
+static int map_now(void *arg)
 {
-	int fd = (int)syscall(SYS_openat, AT_FDCWD, path,
+	struct map_job *j = arg;
+	int fd = (int)syscall(SYS_openat, AT_FDCWD, j->path,
 			      O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0)
-		return false;
+		return errno == EMFILE || errno == ENFILE ? 2 : 1;
 	void *p = MAP_FAILED;
-	if (syscall(SYS_fstat, fd, st) == 0 && S_ISREG(st->st_mode) &&
-	    st->st_size >= EI_NIDENT && (size_t)st->st_size < FILE_MAX)
-		p = mmap(NULL, (size_t)st->st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (syscall(SYS_fstat, fd, j->st) == 0 && S_ISREG(j->st->st_mode) &&
+	    j->st->st_size >= EI_NIDENT && (size_t)j->st->st_size < FILE_MAX)
+		p = (void *)syscall(SYS_mmap, NULL, (size_t)j->st->st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 	syscall(SYS_close, fd);
-	if (p == MAP_FAILED)
-		return false;
-	m->addr = p;
-	m->len = (size_t)st->st_size;
-	return true;
+	if (p == MAP_FAILED || (uintptr_t)p > (uintptr_t)-4096)
+		return 1;
+	j->m->addr = p;
+	j->m->len = (size_t)j->st->st_size;
+	return 0;
+}
+
+/* map_file maps path read-only and closes it again. Direct system calls:
+ * open/close are interposed by the tracer's own wrappers. O_NONBLOCK: a
+ * FIFO at a module's path must not block the open. A program whose table
+ * is full gets the file mapped by a task of the tracer's (core/owntable.h):
+ * the mapping is ours, the descriptor never is. */
+static bool map_file(const char *path, struct gt_symmap *m, struct stat *st)
+{
+	struct map_job j = { path, m, st };
+	int r = map_now(&j);
+	if (r == 2)
+		r = gt_owntable_run(map_now, &j);
+	return r == 0;
 }
 
 /* open_elf maps path and makes an Elf over the mapping: an ELF object of
