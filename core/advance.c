@@ -32,6 +32,7 @@
 #include "emit.h"
 #include "flight.h"
 #include "heap.h"
+#include "identity.h"
 #include "pressure.h"
 #include "log.h"
 #include "sink.h"
@@ -482,6 +483,7 @@ static void advance(int final)
 	struct stack_dump sd = { .tb = { .o = &o, .section = GT_EV_STACKS, .gen = old, .m = GT_NO_THREAD, .ts = ts },
 				 .strings = strings };
 	sd.main_id = str_id(strings, "main");
+	gt_identity_refresh();
 	str_id(strings, gt.identity); /* which process this is, in every generation */
 	gt_idmap_each(&gt.stacks[old & 1].map, dump_stack, &sd);
 	tb_close(&sd.tb);

@@ -3,6 +3,8 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "tracer.h"
@@ -53,4 +55,27 @@ void gt_identity_init(int argc, char **argv)
 void gt_identity_after_fork(void)
 {
 	format();
+}
+
+void gt_identity_refresh(void)
+{
+	/* /proc/self/cmdline: the arguments as the process shows them now
+	 * (Chromium's zygote children retitle themselves --type=renderer). A
+	 * transient descriptor, by the caller's rules (core/sink.h). */
+	char raw[GT_IDENTITY_CMD_MAX];
+	int fd = (int)syscall(SYS_openat, AT_FDCWD, "/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	long n = syscall(SYS_read, fd, raw, sizeof raw - 1);
+	syscall(SYS_close, fd);
+	if (n <= 0)
+		return;
+	raw[n] = 0;
+	char *argv[256];
+	int argc = 0;
+	for (long i = 0; i < n && argc < 256; ) {
+		argv[argc++] = raw + i;
+		i += (long)strlen(raw + i) + 1;
+	}
+	gt_identity_init(argc, argv);
 }

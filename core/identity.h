@@ -27,4 +27,8 @@ void gt_identity_init(int argc, char **argv);
 /* gt_identity_after_fork: the same command line, the child's pid. */
 void gt_identity_after_fork(void);
 
+/* gt_identity_refresh re-reads the command line from /proc/self/cmdline
+ * (a process may retitle itself) and the parent; at each generation switch. */
+void gt_identity_refresh(void);
+
 #endif
