@@ -68,7 +68,7 @@ build/obj/unit/test/unit/test_heap_sources.o: $(wildcard tools/heap_*.c tools/he
 
 build/obj/unit/test/unit/test_stat_sources.o: $(wildcard tools/stat_*.c tools/stat_*.h tools/replay.c tools/replay.h tools/ident.h)
 
-build/obj/unit/test/unit/test_run_sources.o: $(wildcard tools/ident.* tools/outname.* tools/probe.* tools/run_report.*)
+build/obj/unit/test/unit/test_run_sources.o: $(wildcard tools/ident.* tools/outname.* tools/probe.* tools/run_report.* tools/units.*)
 
 build/unit-tests: $(UNIT_OBJ)
 	$(CC) -o $@ $^ -lcriterion -ldw -lelf -lz -lpthread -lm

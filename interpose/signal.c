@@ -41,9 +41,9 @@ static int valid_for_signal(int sig, sighandler_t handler)
 	return 1;
 }
 
-/* bsd_signal: BSD semantics (glibc's signal): sig blocked while its
- * handler runs, calls restarted unless siginterrupt said otherwise. */
-static sighandler_t bsd_signal_impl(int sig, sighandler_t handler)
+/* set_simple installs handler for sig the way the one-argument calls do:
+ * sig blocked while it runs (block_self) and flags; returns the old one. */
+static sighandler_t set_simple(int sig, sighandler_t handler, int block_self, int flags)
 {
 	if (!valid_for_signal(sig, handler))
 		return SIG_ERR;
@@ -51,11 +51,20 @@ static sighandler_t bsd_signal_impl(int sig, sighandler_t handler)
 	memset(&act, 0, sizeof act);
 	act.sa_handler = handler;
 	sigemptyset(&act.sa_mask);
-	sigaddset(&act.sa_mask, sig);
-	act.sa_flags = (atomic_load(&interrupting) >> (sig - 1)) & 1 ? 0 : SA_RESTART;
+	if (block_self)
+		sigaddset(&act.sa_mask, sig);
+	act.sa_flags = flags;
 	if (gt_sigview_sigaction(sig, &act, &old) < 0)
 		return SIG_ERR;
 	return old.sa_handler;
+}
+
+/* bsd_signal: BSD semantics (glibc's signal): sig blocked while its
+ * handler runs, calls restarted unless siginterrupt said otherwise. */
+static sighandler_t bsd_signal_impl(int sig, sighandler_t handler)
+{
+	int interrupt = sig >= 1 && sig <= 64 && ((atomic_load(&interrupting) >> (sig - 1)) & 1);
+	return set_simple(sig, handler, 1, interrupt ? 0 : SA_RESTART);
 }
 
 GT_EXPORT sighandler_t signal(int sig, sighandler_t handler)
@@ -79,16 +88,7 @@ GT_EXPORT sighandler_t ssignal(int sig, sighandler_t handler)
  * which the kernel drops or keeps as it does untraced). */
 static sighandler_t sysv_signal_impl(int sig, sighandler_t handler)
 {
-	if (!valid_for_signal(sig, handler))
-		return SIG_ERR;
-	struct sigaction act, old;
-	memset(&act, 0, sizeof act);
-	act.sa_handler = handler;
-	sigemptyset(&act.sa_mask);
-	act.sa_flags = SA_RESETHAND | SA_NODEFER | SA_INTERRUPT;
-	if (gt_sigview_sigaction(sig, &act, &old) < 0)
-		return SIG_ERR;
-	return old.sa_handler;
+	return set_simple(sig, handler, 0, SA_RESETHAND | SA_NODEFER | SA_INTERRUPT);
 }
 
 GT_EXPORT sighandler_t sysv_signal(int sig, sighandler_t handler)

@@ -1,4 +1,5 @@
 /* heap_report.c — the text report of `gotrace heap` (heap_report.h). */
+#include "units.h"
 #include "tools/heap_report.h"
 
 #include <inttypes.h>
@@ -49,23 +50,6 @@ unsigned gt_heap_alloc_frames(const struct gt_sites *s, uint32_t site)
 }
 
 /* ---- formatting ---- */
-
-/* human writes bytes as "245.6 KiB". */
-static const char *human(uint64_t v, char *buf, size_t len)
-{
-	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
-	double d = (double)v;
-	unsigned u = 0;
-	while (d >= 1024 && u + 1 < sizeof units / sizeof units[0]) {
-		d /= 1024;
-		u++;
-	}
-	if (u == 0)
-		snprintf(buf, len, "%llu B", (ull)v);
-	else
-		snprintf(buf, len, "%.1f %s", d, units[u]);
-	return buf;
-}
 
 static const char *base_name(const char *path)
 {
@@ -233,16 +217,16 @@ void gt_heap_report(FILE *out, const struct gt_heap *h, const char *name, unsign
 
 	fprintf(out, "\n  %-12s %10s %14s\n", "", "objects", "bytes");
 	fprintf(out, "  %-12s %10llu %14llu  (%s)\n", "allocated", (ull)h->alloc_objects, (ull)h->alloc_bytes,
-		human(h->alloc_bytes, a, sizeof a));
+		gt_human_bytes(h->alloc_bytes, a, sizeof a));
 	fprintf(out, "  %-12s %10llu %14llu  (%s)\n", "freed", (ull)h->free_objects, (ull)h->free_bytes,
-		human(h->free_bytes, a, sizeof a));
+		gt_human_bytes(h->free_bytes, a, sizeof a));
 	fprintf(out, "  %-12s %10llu %14llu  (%s)\n", "live at end", (ull)h->live_objects, (ull)h->live_bytes,
-		human(h->live_bytes, a, sizeof a));
+		gt_human_bytes(h->live_bytes, a, sizeof a));
 	fprintf(out, "  %-12s %10llu %14llu  (%s) at %.6f s\n", "peak live", (ull)h->peak_objects,
-		(ull)h->peak_bytes, human(h->peak_bytes, b, sizeof b), h->peak_time);
+		(ull)h->peak_bytes, gt_human_bytes(h->peak_bytes, b, sizeof b), h->peak_time);
 	if (h->have_metric && h->metric_max > 0)
 		fprintf(out, "  HeapAlloc metric (usable sizes, sampled) peaked at %s at %.6f s\n",
-			human(h->metric_max, a, sizeof a), h->metric_time);
+			gt_human_bytes(h->metric_max, a, sizeof a), h->metric_time);
 	if (h->unknown_frees)
 		fprintf(out, "  %llu frees of objects not allocated in the trace were ignored\n",
 			(ull)h->unknown_frees);

@@ -9,6 +9,7 @@
  * identities lead to it) that holds
  * most of the run's bytes — a wrapper script, a launcher or a shim that
  * forked the real program — the report points at that trace instead. */
+#include "units.h"
 #include "tools/run_report.h"
 
 #include <dirent.h>
@@ -55,22 +56,6 @@ struct scan {
 };
 
 /* ---- words ---- */
-
-static const char *human_bytes(uint64_t v, char *buf, size_t len)
-{
-	static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
-	double d = (double)v;
-	unsigned u = 0;
-	while (d >= 1024 && u + 1 < sizeof unit / sizeof unit[0]) {
-		d /= 1024;
-		u++;
-	}
-	if (u == 0)
-		snprintf(buf, len, "%llu B", (ull)v);
-	else
-		snprintf(buf, len, "%.1f %s", d, unit[u]);
-	return buf;
-}
 
 void gt_shell_quote(const char *s, char *buf, size_t len)
 {
@@ -333,7 +318,7 @@ static void about(const struct file *f, char *buf, size_t len)
 {
 	char prog[4 * 40 + 1], sz[32];
 	program(f, prog, 40);
-	human_bytes(f->size, sz, sizeof sz);
+	gt_human_bytes(f->size, sz, sizeof sz);
 	snprintf(buf, len, "pid %ld, %s%s%s", f->pid, prog, *prog ? ", " : "", sz);
 }
 
@@ -342,7 +327,7 @@ static void who(const struct file *f, char *buf, size_t len)
 {
 	char prog[4 * 40 + 1], sz[32];
 	program(f, prog, 40);
-	human_bytes(f->size, sz, sizeof sz);
+	gt_human_bytes(f->size, sz, sizeof sz);
 	snprintf(buf, len, "pid %ld (%s%s%s)", f->pid, prog, *prog ? ", " : "", sz);
 }
 
@@ -396,7 +381,7 @@ static void row(FILE *out, const struct scan *sc, const struct file *f)
 		chars += ((unsigned char)*p & 0xc0) != 0x80;
 	path_of(sc, f, path, sizeof path);
 	fprintf(out, "gotrace: %c %7ld  %s%*s  %10s  %-11s  %s\n", f->own ? '*' : ' ', f->pid, prog,
-		(int)(chars < PROG_WIDTH ? PROG_WIDTH - chars : 0), "", human_bytes(f->size, sz, sizeof sz),
+		(int)(chars < PROG_WIDTH ? PROG_WIDTH - chars : 0), "", gt_human_bytes(f->size, sz, sizeof sz),
 		f->probe ? status_word(status(f)) : "", path);
 }
 
@@ -454,7 +439,7 @@ static void many_files(FILE *out, const struct scan *sc, const struct gt_run_res
 		for (size_t i = shown; i < sc->n; i++)
 			rest += sc->v[i].size;
 		fprintf(out, "gotrace:   ... and %zu smaller files (%s in all): ls -lS %s\n", sc->n - shown,
-			human_bytes(rest, sz, sizeof sz), sc->dir);
+			gt_human_bytes(rest, sz, sizeof sz), sc->dir);
 	}
 	if (sc->dir_has_p)
 		fprintf(out, "gotrace: (only %s was searched: the output directory itself has %%p in its name)\n",
@@ -469,7 +454,7 @@ static void many_files(FILE *out, const struct scan *sc, const struct gt_run_res
 		who(c.big, what, sizeof what);
 		fprintf(out, "gotrace: the command's own process (pid %ld%s%s) wrote %s; most of the run is in "
 			     "the trace of %s\n", c.own->pid, *prog ? ", " : "", prog,
-			human_bytes(c.own->size, sz, sizeof sz), what);
+			gt_human_bytes(c.own->size, sz, sizeof sz), what);
 	} else if (c.open && c.open != c.own) {
 		who(c.open, what, sizeof what);
 		if (c.own && c.own->probe)

@@ -1,5 +1,6 @@
 /* stat_report.c — the text summary and the JSON object of `gotrace stat`
  * (stat_report.h). */
+#include "units.h"
 #include "tools/stat_report.h"
 
 #include <stdlib.h>
@@ -248,22 +249,6 @@ const char *gt_stat_format_duration(uint64_t ns, char *buf, size_t len)
 
 #define DUR(ns) gt_stat_format_duration((ns), (char[24]){ 0 }, 24)
 
-static const char *human_bytes(uint64_t v, char *buf, size_t len)
-{
-	static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
-	double d = (double)v;
-	unsigned u = 0;
-	while (d >= 1024 && u + 1 < sizeof unit / sizeof unit[0]) {
-		d /= 1024;
-		u++;
-	}
-	if (u == 0)
-		snprintf(buf, len, "%llu B", (ull)v);
-	else
-		snprintf(buf, len, "%.1f %s", d, unit[u]);
-	return buf;
-}
-
 /* print_reasons prints "  sync.mutex 200.1ms, sync.join 70.2us": the
  * nonzero reasons except sleep, largest first (nothing if none). */
 static void print_reasons(FILE *out, const struct view *v, const uint64_t *blocked)
@@ -510,7 +495,7 @@ int gt_stat_report(FILE *out, const struct gt_stat *s, const char *name, unsigne
 	fprintf(out, "\n  span %s (first to last event)\n", DUR(s->have_time ? s->t_last - s->t_first : 0));
 	if (s->have_heap_metric)
 		fprintf(out, "  heap peak %s (HeapAlloc) at %s; %llu heap object events\n",
-			human_bytes(s->heap_peak, a, sizeof a), DUR(s->heap_peak_at - s->t_first), (ull)s->heap_events);
+			gt_human_bytes(s->heap_peak, a, sizeof a), DUR(s->heap_peak_at - s->t_first), (ull)s->heap_events);
 	else if (s->heap_events)
 		fprintf(out, "  heap: %llu heap object events, no HeapAlloc metric (see `gotrace heap`)\n",
 			(ull)s->heap_events);

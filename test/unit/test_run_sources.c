@@ -10,3 +10,4 @@
 #include "tools/outname.c"
 #include "tools/probe.c"
 #include "tools/run_report.c"
+#include "tools/units.c"
