@@ -37,12 +37,14 @@ static void prepare(void)
 	gt_lock(&gt.reg_lock);
 	gt_lock(&gt.proc_lock);
 	gt_chunk_pool_lock();
+	gt_thread_side_pool_lock();
 	each_table_lock(gt_lock);
 }
 
 static void parent(void)
 {
 	each_table_lock(gt_unlock);
+	gt_thread_side_pool_unlock();
 	gt_chunk_pool_unlock();
 	gt_unlock(&gt.proc_lock);
 	gt_unlock(&gt.reg_lock);
@@ -59,6 +61,7 @@ static void child(void)
 	for (int i = 0; i < 2; i++)
 		gt_typetab_forget(&gt.types[i]);
 	gt_chunk_pool_reset_lock();
+	gt_thread_side_pool_after_fork();
 	gt_lock_reset(&gt.proc_lock);
 	gt_lock_reset(&gt.reg_lock);
 	gt_lock_reset(&gt.advance_lock);

@@ -124,11 +124,53 @@ void gt_thread_unregister(struct gt_thread *t)
 	}
 }
 
+/* Side areas of ended threads are kept for the next threads instead of
+ * unmapped: a thread that lives for microseconds (a pool's churn) would
+ * otherwise pay an mmap and an munmap, with its TLB shootdown on every CPU
+ * the process runs on, each time (~15 us a thread). At most SIDE_POOL_MAX
+ * are kept; the pool is linked through block_pcs[0]. */
+#define SIDE_POOL_MAX 256
+static gt_lock_t side_lock = GT_LOCK_INIT;
+static struct gt_side *side_pool;
+static unsigned side_pooled;
+
+/* fresh: a pooled side area as a new one would be, where it matters: no
+ * remembered stack, no stack id cached (generation numbers start again
+ * after fork), no heap types. Captured frames and working memory are
+ * written before they are read. */
+static void fresh(struct gt_side *s)
+{
+	for (unsigned i = 0; i < 2 * GT_MEMO_SETS; i++) {
+		s->memo[i].n = 0;
+		s->memo[i].stamp = 0;
+		s->memo[i].id_gen = 0;
+		s->memo[i].sizes = NULL;
+		s->memo[i].binding = 0;
+	}
+	s->memo_tick = 0;
+	s->bindings = 0;
+	memset(&s->types, 0, sizeof s->types);
+	s->typelog[0] = s->typelog[1] = NULL;
+	memset(s->stack_cache, 0, sizeof s->stack_cache);
+}
+
 struct gt_side *gt_thread_side_slow(struct gt_thread *t)
 {
-	int saved = errno;
-	struct gt_side *side = gt_map(sizeof *side); /* zeroed */
-	errno = saved;
+	struct gt_side *side = NULL;
+	gt_lock(&side_lock);
+	if (side_pool) {
+		side = side_pool;
+		side_pool = (struct gt_side *)side->block_pcs[0];
+		side_pooled--;
+	}
+	gt_unlock(&side_lock);
+	if (side) {
+		fresh(side);
+	} else {
+		int saved = errno;
+		side = gt_map(sizeof *side); /* zeroed */
+		errno = saved;
+	}
 	if (side)
 		t->block_pcs = side->block_pcs;
 	t->side = side;
@@ -149,7 +191,31 @@ void gt_thread_side_free(struct gt_thread *t)
 			gt_unmap(s->memo[i].sizes, GT_SIZES * sizeof *s->memo[i].sizes);
 	if (s->types.slots)
 		gt_unmap(s->types.slots, ((size_t)s->types.mask + 1) * sizeof *s->types.slots);
-	gt_unmap(s, sizeof *s);
+	gt_lock(&side_lock);
+	if (side_pooled < SIDE_POOL_MAX) {
+		s->block_pcs[0] = (uintptr_t)side_pool;
+		side_pool = s;
+		side_pooled++;
+		s = NULL;
+	}
+	gt_unlock(&side_lock);
+	if (s)
+		gt_unmap(s, sizeof *s);
+}
+
+void gt_thread_side_pool_lock(void)
+{
+	gt_lock(&side_lock);
+}
+
+void gt_thread_side_pool_unlock(void)
+{
+	gt_unlock(&side_lock);
+}
+
+void gt_thread_side_pool_after_fork(void)
+{
+	gt_lock_reset(&side_lock); /* the pooled areas are the child's memory too */
 }
 
 void gt_thread_set_label(pthread_t th, const char *name)

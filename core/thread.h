@@ -218,6 +218,12 @@ static inline struct gt_side *gt_thread_side(struct gt_thread *t)
 }
 void gt_thread_side_free(struct gt_thread *t);
 
+/* The side-area pool's lock, taken across fork (core/fork.c); the child of
+ * fork resets it. */
+void gt_thread_side_pool_lock(void);
+void gt_thread_side_pool_unlock(void);
+void gt_thread_side_pool_after_fork(void);
+
 /* gt_thread_set_label asks thread th (another thread, or the caller) to
  * label its goroutine with name. */
 void gt_thread_set_label(pthread_t th, const char *name);
