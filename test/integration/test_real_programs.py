@@ -23,7 +23,13 @@
     opening files, a pipe and a thread: numbers and bytes as untraced;
   * redis-server started traced, driven by redis-benchmark, stopped by
     SIGTERM: the same descriptors and threads (plus the tracer's writer),
-    exit status 0, and the final generation written on SIGTERM.
+    exit status 0, and the final generation written on SIGTERM;
+  * what these programs showed, reduced to test/programs/real_*.c: a program
+    that takes malloc's address is not told it has its own malloc, a
+    retitled process is named by its title, a thread still running while
+    the process exits sees no descriptor of the tracer's, a program with
+    its own malloc (Chromium) ended by SIGTERM in the middle of an
+    allocation dies at once.
 
 Every trace must pass both Go parsers.  A program that is not installed is
 skipped, never failed (scripts/install-deps.sh installs them all).
@@ -812,6 +818,14 @@ class RedisServerTest(gtlib.TracedTestCase):
             self.assertEqual(set(traced) - {"gotrace-flush"}, set(plain),
                              "%s traced %s, untraced %s" % (when, traced, plain))
 
+    def test_trace_names_the_server_by_its_title(self):
+        # redis-server retitles itself "redis-server 127.0.0.1:PORT" over
+        # its argument area (see RetitledProcessTest)
+        traced = self.runs()["traced"]
+        cmd = stat_process_line(traced["trace"]).split("): ", 1)[1]
+        self.assertIn("redis-server", cmd)
+        self.assertNotIn('""', cmd, "redis-server is named with empty arguments: %s" % cmd[:200])
+
     def test_final_generation_written_on_sigterm(self):
         # The file exists only because the final generation was written when
         # SIGTERM ended the server; it spans the run, the benchmark's network
@@ -833,6 +847,147 @@ class RedisServerTest(gtlib.TracedTestCase):
                                 "the trace spans %.2fs of a server that ran %.2fs before SIGTERM: %s"
                                 % (span, traced["alive"], trace))
         self.assertGreater(net, 100, "the benchmark's waits are missing from %s (%d network blocks)" % (trace, net))
+
+
+# --------------------------------------------------------------------------
+# What tracing Debian's programs showed, reduced to small programs
+# (test/programs/real_*.c) so that the tests do not depend on the packages
+
+
+HEAP_NOT_RECORDED = "heap events are not recorded"
+
+
+def heap_alloc_count(trace):
+    return sum(1 for l in gtlib.parsed_text(trace).splitlines() if "Name=HeapObjectAlloc" in l)
+
+
+class MallocAddressTest(gtlib.TracedTestCase):
+    """pigz, node and Debian's /usr/bin/python3 take malloc's address in code
+    built without PIC: their executables carry a canonical PLT entry for
+    malloc, which dlsym(RTLD_DEFAULT, "malloc") returns. They have no
+    allocator of their own, and every allocation is recorded; a line that
+    says otherwise sends the user looking for a problem that is not there."""
+
+    def check(self, argv, name, stdin=None, min_allocs=100):
+        plain = gtlib.run_plain(argv, timeout=60, stdin=stdin, binary=True)
+        self.assertEqual(plain.returncode, 0, plain.describe())
+        self.require_tools()
+        run = gtlib.run_traced(argv, gtlib.trace_path(name), timeout=120, stdin=stdin, binary=True)
+        self.assertEqual((run.returncode, run.stdout == plain.stdout), (0, True), run.describe())
+        gtlib.validate(run.trace)
+        allocs = heap_alloc_count(run.trace)
+        said = [l for l in gotrace_lines(run.stderr.decode("utf-8", "replace")) if HEAP_NOT_RECORDED in l]
+        self.assertEqual(said, [], "%s: %d allocations are in the trace, but gotrace said they are not recorded"
+                         % (name, allocs))
+        self.assertGreaterEqual(allocs, min_allocs, "%s: allocations not recorded in %s" % (name, run.trace))
+
+    def test_program_taking_mallocs_address_no_pie(self):
+        exe = gtlib.compile("real_malloc_address", extra=["-fno-pic", "-no-pie"])
+        self.check([exe], "malloc-address")
+
+    @unittest.skipUnless(os.access(PIGZ, os.X_OK), "%s is not installed" % PIGZ)
+    def test_pigz(self):
+        self.check([PIGZ, "-p", "2", "-c"], "malloc-address-pigz", stdin=b"0123456789abcdef" * 65536, min_allocs=10)
+
+    @unittest.skipUnless(os.access(PYTHON, os.X_OK), "%s is not installed" % PYTHON)
+    def test_debian_python3(self):
+        self.check([PYTHON, "-I", "-c", "print(sum(len(str(i) * 50) for i in range(5000)))"], "malloc-address-python3")
+
+
+def cmd_of(process_line):
+    """CMD of `process PID (parent PPID): CMD`."""
+    return process_line.split("): ", 1)[1]
+
+
+class RetitledProcessTest(gtlib.TracedTestCase):
+    """redis-server and every PostgreSQL process write a title over their
+    argument area and clear the rest with NUL bytes; /proc/self/cmdline is
+    then the title and a run of NULs. The trace's process identity (read by
+    `gotrace stat`, `gotrace run` and, as a log, by `go tool trace`) must
+    name the process by its title, not by the title and dozens of empty
+    arguments (`"redis-server *:6379" "" "" "" ...`)."""
+
+    def test_identity_is_the_title_without_empty_arguments(self):
+        self.require_tools()
+        exe = gtlib.compile("real_retitle")
+        run = gtlib.run_traced([exe, "server: main", "a" * 40, "b" * 40, "c" * 40],
+                               gtlib.trace_path("retitle"), period="20ms", timeout=60)
+        self.assertEqual((run.returncode, run.stdout), (0, "done\n"), run.describe())
+        gtlib.validate(run.trace)
+        cmd = cmd_of(stat_process_line(run.trace))
+        self.assertIn("server: main", cmd)
+        self.assertNotIn('""', cmd, "the process is named with empty arguments: %s" % cmd)
+
+
+class ExitWhileThreadsRunTest(gtlib.TracedTestCase):
+    """A thread that opens files while main returns from main (exit): the
+    numbers it gets are those it gets untraced, so the tracer's writing of
+    its last generation uses no descriptor of the program's table."""
+
+    # The worker must run while the process exits: on a machine busy with
+    # other work it may not get a CPU then, so the test tries several times.
+    RUNS = 20
+
+    def test_thread_at_exit_sees_no_descriptor_of_the_tracer(self):
+        self.require_tools()
+        exe = gtlib.compile("real_exit_fds")
+        for _ in range(self.RUNS):
+            plain = gtlib.run_plain([exe], timeout=30)
+            self.assertEqual((plain.returncode, plain.stdout, plain.stderr), (0, "ok\n", ""), plain.describe())
+        seen = []
+        for i in range(self.RUNS):
+            run = gtlib.run_traced([exe], gtlib.trace_path("exit-fds-%d" % i), timeout=30)
+            self.assertEqual((run.returncode, run.stdout), (0, "ok\n"), run.describe())
+            lines = [l for l in run.stderr.splitlines() if l.startswith("worker:")]
+            if lines:
+                seen.append("run %d: %s" % (i, lines[0]))
+        gtlib.validate(run.trace)
+        self.assertEqual(seen, [], "in %d of %d traced runs the worker's open() returned a number other than "
+                         "untraced while the process exited:\n%s" % (len(seen), self.RUNS, "\n".join(seen)))
+
+
+
+class OwnMallocDeathTest(gtlib.TracedTestCase):
+    """Chromium's renderers are sometimes ended by SIGTERM while they hold
+    PartitionAlloc's lock; traced, the tracer's last generation then needs
+    the program's malloc (Chromium's, the first in the process's symbol
+    scope): `chromium --dump-dom | cat` waited 4 s for a renderer in about
+    one run of five. real_own_malloc_death reduces it: it must die by
+    SIGTERM as fast as untraced, leaving a valid trace or none."""
+
+    def check(self, mode):
+        exe = gtlib.compile("real_own_malloc_death")
+        plain = gtlib.run_plain([exe, mode], timeout=30)
+        self.assertEqual(describe_status(plain.returncode), "killed by SIGTERM", plain.describe())
+        self.require_tools()
+        trace = gtlib.trace_path("own-malloc-death-" + mode)
+        if os.path.exists(trace):
+            os.unlink(trace)
+        env = gtlib.clean_env()
+        env.update({"LD_PRELOAD": gtlib.LIB, "GOTRACE_OUT": trace})
+        t0 = time.monotonic()
+        p = subprocess.Popen([exe, mode], env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, start_new_session=True)
+        try:
+            out, _ = p.communicate(timeout=10)
+        except subprocess.TimeoutExpired:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.communicate()
+            self.fail("HANG: traced `real_own_malloc_death %s` was still alive 10 s after it raised SIGTERM "
+                      "holding its allocator's lock (untraced it dies in %.2fs)" % (mode, plain.elapsed))
+        elapsed = time.monotonic() - t0
+        self.assertEqual(describe_status(p.returncode), "killed by SIGTERM", out)
+        self.assertEqual(out.decode(), plain.stdout)
+        self.assertLess(elapsed, plain.elapsed + 1.5, "traced it took %.2fs to die by SIGTERM, untraced %.2fs"
+                        % (elapsed, plain.elapsed))
+        if os.path.exists(trace):
+            gtlib.validate(trace)
+
+    def test_sigterm_holding_its_allocator_lock_with_threads(self):
+        self.check("threads")
+
+    def test_sigterm_holding_its_allocator_lock_single_threaded(self):
+        self.check("single")
 
 
 if __name__ == "__main__":
