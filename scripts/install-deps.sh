@@ -27,7 +27,8 @@ PKGS=(build-essential pkg-config libelf-dev libdw-dev libcriterion-dev
       clang libclang-rt-14-dev        # libFuzzer for `make fuzz`
       chromium fonts-liberation       # the viewer test (headless)
       stress-ng                       # torture tests (test_torture.py)
-      dwz)                            # dwz debug files (test_symbols_fds.py)
+      dwz                             # dwz debug files (test_symbols_fds.py)
+      git zstd xz-utils p7zip-full nodejs redis-server)  # real programs (test_real_programs.py)
 
 if have_all "${PKGS[@]}"; then
   echo "install-deps: everything is already installed"
