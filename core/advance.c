@@ -15,7 +15,9 @@
  *  5. reset the old generation's tables and recycle its chunks. */
 #include "advance.h"
 
+#include <dlfcn.h>
 #include <errno.h>
+#include <link.h>
 #include <stdio.h>
 #include <sched.h>
 #include <stdlib.h>
@@ -35,6 +37,7 @@
 #include "identity.h"
 #include "pressure.h"
 #include "log.h"
+#include "region.h"
 #include "sink.h"
 #include "stack.h"
 #include "symbols.h"
@@ -62,12 +65,21 @@ void gt_advance_start(uint64_t ts)
 	gen_start_ts = ts;
 }
 
+/* The switch's own memory: a region (mmap'd, core/region.h) emptied after
+ * each switch. No malloc: a switch may run while the program's allocator is
+ * the program's own (Chromium's) and its lock is held by the thread a death
+ * signal interrupted. */
+static struct gt_region adv_mem;
+
+static void *adv_alloc(size_t n)
+{
+	return gt_region_alloc(&adv_mem, n);
+}
+
 /* A growing list of buffers to write with writev. */
 struct out {
 	struct iovec *iov;
 	int n, cap;
-	void **owned; /* malloc'd buffers to free after writing */
-	int nowned, capowned;
 };
 
 static void out_add(struct out *o, void *p, size_t len)
@@ -76,9 +88,11 @@ static void out_add(struct out *o, void *p, size_t len)
 		return;
 	if (o->n == o->cap) {
 		int cap = o->cap ? o->cap * 2 : 64;
-		struct iovec *iov = realloc(o->iov, (size_t)cap * sizeof *iov);
+		struct iovec *iov = adv_alloc((size_t)cap * sizeof *iov);
 		if (!iov)
 			return;
+		if (o->n)
+			memcpy(iov, o->iov, (size_t)o->n * sizeof *iov);
 		o->iov = iov;
 		o->cap = cap;
 	}
@@ -89,26 +103,8 @@ static void out_add(struct out *o, void *p, size_t len)
 
 static void *out_own(struct out *o, size_t len)
 {
-	if (o->nowned == o->capowned) {
-		int cap = o->capowned ? o->capowned * 2 : 16;
-		void **w = realloc(o->owned, (size_t)cap * sizeof *w);
-		if (!w)
-			return NULL;
-		o->owned = w;
-		o->capowned = cap;
-	}
-	void *p = malloc(len);
-	if (p)
-		o->owned[o->nowned++] = p;
-	return p;
-}
-
-static void out_free(struct out *o)
-{
-	for (int i = 0; i < o->nowned; i++)
-		free(o->owned[i]);
-	free(o->owned);
-	free(o->iov);
+	(void)o;
+	return adv_alloc(len);
 }
 
 /* A table batch (strings, stacks, statuses) being filled in owned memory. */
@@ -158,23 +154,53 @@ static void collect(struct collected *c, struct gt_chunk *ch)
 {
 	if (c->n == c->cap) {
 		size_t cap = c->cap ? c->cap * 2 : 256;
-		struct gt_chunk **v = realloc(c->v, cap * sizeof *v);
+		struct gt_chunk **v = adv_alloc(cap * sizeof *v);
 		if (!v) {
 			gt_chunk_put(ch);
 			return;
 		}
+		if (c->n)
+			memcpy(v, c->v, c->n * sizeof *v);
 		c->v = v;
 		c->cap = cap;
 	}
 	c->v[c->n++] = ch;
 }
 
-static int by_writer_order(const void *a, const void *b)
+/* sort_chunks puts chunks in writer order (serial, then index): a heap sort
+ * in place (qsort may allocate). */
+static int chunk_before(const struct gt_chunk *x, const struct gt_chunk *y)
 {
-	const struct gt_chunk *x = *(struct gt_chunk *const *)a, *y = *(struct gt_chunk *const *)b;
-	if (x->serial != y->serial)
-		return x->serial < y->serial ? -1 : 1;
-	return x->index < y->index ? -1 : x->index > y->index;
+	return x->serial != y->serial ? x->serial < y->serial : x->index < y->index;
+}
+
+static void sift(struct gt_chunk **v, size_t at, size_t n)
+{
+	for (;;) {
+		size_t big = at, l = 2 * at + 1, r = l + 1;
+		if (l < n && chunk_before(v[big], v[l]))
+			big = l;
+		if (r < n && chunk_before(v[big], v[r]))
+			big = r;
+		if (big == at)
+			return;
+		struct gt_chunk *t = v[at];
+		v[at] = v[big];
+		v[big] = t;
+		at = big;
+	}
+}
+
+static void sort_chunks(struct gt_chunk **v, size_t n)
+{
+	for (size_t i = n / 2; i-- > 0;)
+		sift(v, i, n);
+	for (size_t end = n; end-- > 1;) {
+		struct gt_chunk *t = v[0];
+		v[0] = v[end];
+		v[end] = t;
+		sift(v, 0, end);
+	}
 }
 
 /* wait_writer waits until t is outside any section that began before the
@@ -275,7 +301,34 @@ struct stack_dump {
 	struct tbatch tb;
 	struct gt_strtab *strings;
 	uint64_t main_id;
+	int no_alloc; /* only PCs symbolized before (see no_alloc()) */
 };
+
+/* unsymbolized names a PC without the symbolizer: "libfoo.so+0x1a2b" from
+ * glibc's lock-free _dl_find_object, else its address. */
+static uint64_t unsymbolized(struct gt_strtab *st, uintptr_t pc)
+{
+	char buf[320];
+	struct dl_find_object fo;
+	const struct link_map *lm = _dl_find_object((void *)pc, &fo) == 0 ? fo.dlfo_link_map : NULL;
+	if (lm) {
+		const char *name = lm->l_name && *lm->l_name ? lm->l_name : "program";
+		const char *slash = strrchr(name, '/');
+		snprintf(buf, sizeof buf, "%s+0x%lx", slash ? slash + 1 : name, (unsigned long)(pc - lm->l_addr));
+	} else {
+		snprintf(buf, sizeof buf, "0x%lx", (unsigned long)pc);
+	}
+	return gt_strtab_put(st, buf, strlen(buf));
+}
+
+/* no_alloc: this switch must not allocate through malloc, which is the
+ * program's own (Chromium's PartitionAlloc, a static jemalloc): the final
+ * generation of a death by signal, whose interrupted thread may hold the
+ * allocator's lock. PCs never looked up before keep a module+offset name. */
+static int no_alloc(int final)
+{
+	return final && atomic_load(&gt.dying) && gt.foreign_malloc;
+}
 
 static uint64_t str_id(struct gt_strtab *st, const char *s)
 {
@@ -295,7 +348,12 @@ static void dump_stack(void *ctx, const struct gt_idmap_entry *e)
 			continue;
 		}
 		struct gt_sym_frame sf[16];
-		size_t k = gt_sym_lookup(symbolizer, pcs[i], i > 0, sf, 16);
+		size_t k = d->no_alloc ? gt_sym_lookup_cached(symbolizer, pcs[i], i > 0, sf, 16)
+				       : gt_sym_lookup(symbolizer, pcs[i], i > 0, sf, 16);
+		if (k == 0 && d->no_alloc) {
+			frames[nf++] = (struct gt_frame){ pcs[i], unsymbolized(d->strings, pcs[i]), 0, 0 };
+			continue;
+		}
 		size_t j = 0;
 		/* pcs[0] is a function's own address (an interposed function, a
 		 * start routine): its entry may carry inlined code's line info;
@@ -460,7 +518,7 @@ static void advance(int final)
 		next = c->next;
 		collect(&cs, c);
 	}
-	qsort(cs.v, cs.n, sizeof *cs.v, by_writer_order);
+	sort_chunks(cs.v, cs.n);
 
 	/* Sync batch first. */
 	uint8_t sync[64];
@@ -478,10 +536,11 @@ static void advance(int final)
 
 	/* Stacks, then strings (symbolizing creates strings). */
 	struct gt_strtab *strings = &gt.strings[old & 1];
-	if (!symbolizer)
+	int bare = no_alloc(final);
+	if (!symbolizer && !bare)
 		symbolizer = gt_sym_open();
 	struct stack_dump sd = { .tb = { .o = &o, .section = GT_EV_STACKS, .gen = old, .m = GT_NO_THREAD, .ts = ts },
-				 .strings = strings };
+				 .strings = strings, .no_alloc = bare };
 	sd.main_id = str_id(strings, "main");
 	gt_identity_refresh();
 	str_id(strings, gt.identity); /* which process this is, in every generation */
@@ -527,9 +586,7 @@ static void advance(int final)
 	gt_strtab_reset(strings);
 	for (size_t i = 0; i < cs.n; i++)
 		gt_chunk_put(cs.v[i]);
-	free(cs.v);
-	out_free(&o);
-	out_free(&tails);
+	gt_region_reset(&adv_mem);
 	gen_start_ts = ts;
 	if (final) {
 		gt.finished = 1;

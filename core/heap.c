@@ -3,6 +3,8 @@
 #include "heap.h"
 
 #include <dlfcn.h>
+#include <elf.h>
+#include <link.h>
 #include <errno.h>
 #include <sys/auxv.h>
 #include <string.h>
@@ -218,16 +220,22 @@ void gt_heap_free(struct gt_thread *t, void *p, size_t usable_size)
 
 void gt_heap_check_allocator(int later_image)
 {
-	if (!gt.malloc_events)
-		return;
-	/* The first malloc in the global scope is the one the program calls:
-	 * ours (inside this library's mapping), the program's own, or another
-	 * preloaded library's. */
-	uintptr_t first = (uintptr_t)dlsym(RTLD_DEFAULT, "malloc");
-	if (!first || (first >= gt.self_lo && first < gt.self_hi))
+	/* The first malloc in the global scope is the one the program (and
+	 * every library, ours included) calls: ours (inside this library's
+	 * mapping), the program's own, or another preloaded library's. An
+	 * executable's PLT stub for malloc (non-PIE programs) is where dlsym
+	 * points too: only a definition counts. */
+	void *first = dlsym(RTLD_DEFAULT, "malloc");
+	if (!first || ((uintptr_t)first >= gt.self_lo && (uintptr_t)first < gt.self_hi))
 		return;
 	Dl_info di;
-	const char *who = dladdr((void *)first, &di) && di.dli_fname && *di.dli_fname ? di.dli_fname : NULL;
+	const ElfW(Sym) *sym = NULL;
+	if (!dladdr1(first, &di, (void **)&sym, RTLD_DL_SYMENT) || !sym || sym->st_shndx == SHN_UNDEF)
+		return;
+	gt.foreign_malloc = 1;
+	if (!gt.malloc_events)
+		return;
+	const char *who = di.dli_fname && *di.dli_fname ? di.dli_fname : NULL;
 	/* The program's own: defined by the object holding its program headers. */
 	Dl_info exe;
 	int own = who && dladdr((void *)getauxval(AT_PHDR), &exe) && exe.dli_fbase == di.dli_fbase;

@@ -71,6 +71,10 @@ void gt_identity_refresh(void)
 	if (n <= 0)
 		return;
 	raw[n] = 0;
+	/* A retitled process (redis, postgres, Chromium) pads its title with
+	 * NULs: no empty arguments at the end. */
+	while (n > 1 && raw[n - 1] == 0 && raw[n - 2] == 0)
+		n--;
 	char *argv[256];
 	int argc = 0;
 	for (long i = 0; i < n && argc < 256; ) {

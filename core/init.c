@@ -202,9 +202,14 @@ __attribute__((destructor)) static void gt_fini(void)
 		gt_flusher_final(10000); /* its descriptor keeps the reader's stream open */
 		return;
 	}
-	gt_flusher_stop_for_exit();
-	/* This thread may have ended its goroutine already (the last thread
-	 * of a process whose main called pthread_exit): its permanent raise of
-	 * `inside` is its own then. */
+	/* Other threads may still run (a JVM's, a pool's): the flusher writes
+	 * the end with its own descriptor table. Without one, the program is
+	 * down to this thread, which writes it: its permanent raise of `inside`
+	 * is its own if it ended its goroutine already (the last thread of a
+	 * process whose main called pthread_exit). */
+	if (gt_flusher_running()) {
+		gt_flusher_final(10000);
+		return;
+	}
 	gt_inline_switch(&gt_self, gt_self.state == GT_T_DEAD, GT_ADV_FINAL, 10000);
 }

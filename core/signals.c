@@ -85,8 +85,10 @@ static void on_death(int sig, siginfo_t *si, void *ucv)
 	/* Not raising gt_self.inside first: gt_flusher_final tells from it
 	 * whether this thread may write the final generation itself (only a
 	 * thread with nothing of the tracer interrupted may). */
-	if (own)
+	if (own) {
+		atomic_store(&gt.dying, 1); /* no malloc in this final (core/advance.c) */
 		gt_flusher_final(FINAL_WAIT_MS);
+	}
 	struct sigaction dfl;
 	memset(&dfl, 0, sizeof dfl);
 	dfl.sa_handler = SIG_DFL;

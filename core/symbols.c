@@ -1134,6 +1134,19 @@ struct gt_symbolizer *gt_sym_open(void)
 	return s;
 }
 
+size_t gt_sym_lookup_cached(struct gt_symbolizer *s, uint64_t pc, bool is_return_address,
+			    struct gt_sym_frame *out, size_t max)
+{
+	if (!s || max == 0 || !s->cache_cap)
+		return 0;
+	const struct sym_entry *e = &s->cache[cache_slot(s, pc, is_return_address)];
+	if (!e->used)
+		return 0;
+	size_t n = e->n < max ? e->n : max;
+	memcpy(out, s->frames + e->first, n * sizeof *out);
+	return n;
+}
+
 size_t gt_sym_lookup(struct gt_symbolizer *s, uint64_t pc, bool is_return_address,
 		     struct gt_sym_frame *out, size_t max)
 {

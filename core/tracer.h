@@ -75,6 +75,8 @@ struct gt_tracer {
 	uint64_t period_ns;    /* GOTRACE_PERIOD */
 	int format;            /* GOTRACE_FORMAT: 23 or 26 */
 	int malloc_events;     /* GOTRACE_MALLOC */
+	int foreign_malloc;    /* the program's malloc is not ours (core/heap.c) */
+	_Atomic int dying;     /* a death signal's final generation is under way */
 	uint64_t flight_ns;    /* GOTRACE_FLIGHT window, 0 = none */
 	uint64_t flight_bytes; /* GOTRACE_FLIGHT size cap; 0 = recorder off */
 	int flight_signal;     /* GOTRACE_FLIGHT_SIGNAL, 0 = none */

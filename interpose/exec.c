@@ -47,8 +47,16 @@ static void before_exec(int *handover)
 		*handover = !gt_sink_later_image();
 		return;
 	}
-	/* The flight recorder's window is written whole; without it, the
-	 * generation in progress is, and tracing goes on if exec fails. */
+	/* Other threads run until exec ends them: the flusher writes the end
+	 * with its own descriptor table (an exec that fails has ended the
+	 * trace of such an image). A single-threaded image writes the
+	 * generation in progress itself and goes on tracing if exec fails; the
+	 * flight recorder's window is written whole. */
+	if (gt_flusher_running()) {
+		atomic_store(&gt.on, 0);
+		gt_flusher_final(10000);
+		return;
+	}
 	gt_inline_switch(&gt_self, 0, gt.flight_bytes ? GT_ADV_FINAL : GT_ADV_NEXT, 10000);
 }
 
