@@ -28,6 +28,7 @@ def result_line(run, prefix="RESULT "):
 
 
 class Script(Workload):
+    pairs = 5             # timed pairs unless BENCH_PAIRS says otherwise
     interpreter = []
     script = ""
 
@@ -44,6 +45,7 @@ class Script(Workload):
 class NodePbkdf2(Script):
     key, label, target = "real-node-pbkdf2", "node: `crypto.pbkdf2Sync` script", 1.3
     interpreter, script, needs = ["node"], "pbkdf2.js", ("node",)
+    pairs = 9             # 0.15 s untraced: more pairs against the noise
     describe = ("node 4 × `crypto.pbkdf2Sync(…, 20000, 64, 'sha512')` (test/bench/real/pbkdf2.js): "
                 "OpenSSL allocates and frees a digest context per iteration, ~770,000 allocations "
                 "from deep stacks in ~0.15 s; prints a hash of the keys.")
@@ -120,6 +122,7 @@ def corpus():
 
 class Ripgrep(Workload):
     key, label, target = "real-ripgrep", "ripgrep: `rg -c the CORPUS`", 1.3
+    pairs = 7             # 0.25 s untraced
     needs = ("rg",)
     describe = ("ripgrep 13 `rg -c the DIR` (its default threads) over a generated corpus "
                 "(build/bench/real/corpus: ~31,000 text files, ~400 MB in 576 directories, made once "

@@ -1,5 +1,5 @@
 """real_report.py — the real-program part of docs/benchmarks.md, from
-build/bench/results/real-*.json (real_measure.run_row plus run.py's facts):
+test/bench/results/real-*.json (real_measure.run_row plus run.py's facts):
 the targets of issue 13 marked met / not met from the figures, the cost of
 every column, trace volume, CPU, and per-program notes.
 """
