@@ -183,14 +183,14 @@ class Row:
         return {"wall": wall, "cpu": cpu, "rss_kb": p.rusage.ru_maxrss, "tput": tput, "outcome": outcome,
                 "says": says}
 
-    def pair(self, arm, tag):
+    def pair(self, arm, tag, retry=True):
         """An untraced run and the arm's; run again (once) when other
         processes took more than NOISY CPUs meanwhile, the quieter attempt
         kept. After STREAK pairs in a row found the machine busy on both
         attempts, the load is taken as lasting and pairs are no longer run
         twice (that would only double the time)."""
         best = None
-        tries = 1 if self.busy_streak >= STREAK else RETRIES + 1
+        tries = 1 if self.busy_streak >= STREAK or not retry else RETRIES + 1
         for attempt in range(tries):
             busy = Busy()
             u = self.once(None, tag)
@@ -268,7 +268,7 @@ def run_row(w, pairs, keys=None):
             if res["failed"]:
                 continue
             try:
-                p = row.pair(a, tag)
+                p = row.pair(a, tag, retry=i > 0)     # the warm-up's figures are dropped anyway
             except Failed as e:
                 if row.expected is None:
                     raise       # the untraced program itself failed

@@ -206,6 +206,21 @@ def notes(d):
     return o
 
 
+def modes(real):
+    """What the defaults recorded of the heap in this run, from the traces."""
+    seen = {}
+    for key, d in real.items():
+        a = arm(d, "gotrace")
+        if ok(a) and a.get("trace_bytes"):
+            seen.setdefault(heap_mode(a), []).append(SHORT[key])
+    if not seen:
+        return "No trace of gotrace's defaults in these results."
+    parts = [f"{mode} ({', '.join(names)})" for mode, names in seen.items()]
+    return ("What gotrace's defaults recorded of the heap in this run, read from the traces (the "
+            "sampled mode writes `gotrace.heap sample_bytes=M` in every generation's string table): "
+            + "; ".join(parts) + ".")
+
+
 def render(sections):
     real = {k: sections[k] for k in ORDER if k in sections}
     if not real:
@@ -232,7 +247,7 @@ def render(sections):
          "untraced for the same 1.1 CPU-seconds), so the CPU ratios below are the steadier "
          "figure; the targets are judged on wall time (throughput for servers), as the issue "
          "states them. Each program's notes say how busy the machine was.\n",
-         "### Targets\n", targets(real) + "\n",
+         "### Targets\n", modes(real) + "\n", targets(real) + "\n",
          "Trace MB/s per busy core = trace bytes / CPU seconds of the untraced partner (the program's "
          "own busy cores over its run). Every allocation vs heaptrack compares the same measure "
          "(wall ratio, or throughput ratio for servers); the issue sets it for node pbkdf2, python3, "
