@@ -120,7 +120,7 @@ static void *allocated(struct gt_thread *t, int rec, void *p, size_t size, uintp
 	leave(t);
 	return p;
 }
-#define GT_ALLOCATED(t, rec, p, size, fn) allocated((t), (rec), (p), (size), (uintptr_t)(fn), GT_RA(), GT_CFA())
+#define GT_ALLOCATED(t, rec, p, size, fn) allocated((t), (rec), (p), (size), GT_FN(fn), GT_RA(), GT_CFA())
 
 /* freeing records the free of p before the real call (the thread stays
  * raised until leave() after it). */
@@ -238,7 +238,7 @@ GT_EXPORT void *realloc(void *p, size_t n)
 		return p && in_arena(p) ? arena_realloc(p, n) : arena_alloc(n, 16);
 	if (p && in_arena(p))
 		return arena_realloc(p, n);
-	return realloc_at(p, n, call_realloc, 1, (uintptr_t)realloc, GT_RA(), GT_CFA());
+	return realloc_at(p, n, call_realloc, 1, GT_FN(realloc), GT_RA(), GT_CFA());
 }
 
 /* glibc's reallocarray calls realloc through the PLT, that is, our realloc:
