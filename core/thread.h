@@ -119,6 +119,14 @@ struct gt_thread {
 	 * on the thread (core/inline.h) while only these are raised. */
 	int quiet;
 
+	/* Heap recording (core/heap.h): bytes the thread may still allocate
+	 * before its next recorded allocation (the allocation that takes it
+	 * below zero is recorded), and its random generator for sampled
+	 * recording (0: not seeded yet). Next to `inside`: the malloc
+	 * wrappers read all three. */
+	uint64_t heap_left;
+	uint64_t heap_rng;
+
 	/* Seqlock of the write section: odd while writing. The flusher waits
 	 * for it to move before it takes the thread's chunks. */
 	_Atomic uint32_t wseq;

@@ -142,7 +142,9 @@ class HeapToolTest(gtlib.TracedTestCase):
         def run():
             binary = gtlib.compile(program, extra=FLAGS[program])
             plain = gtlib.run_plain([binary])
-            traced = gtlib.run_traced([binary], gtlib.trace_path("heap-tool-" + program, period), period=period)
+            # every allocation: the tests compare exact counts and bytes
+            traced = gtlib.run_traced([binary], gtlib.trace_path("heap-tool-" + program, period), period=period,
+                                      env_extra={"GOTRACE_MALLOC": "all"})
             self.assertEqual(traced.returncode, 0, traced.describe())
             self.assertEqual(traced.stdout, plain.stdout, traced.describe())
             gtlib.validate(traced.trace)   # both Go parsers
