@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "hash.h"
+#include "selfsym.h"
 #include "modules.h"
 #include "sys.h"
 #include "thread.h"
@@ -45,6 +46,7 @@ static int find_self(struct dl_phdr_info *info, size_t size, void *ctx)
 	if (probe >= lo && probe < hi) {
 		gt.self_lo = lo;
 		gt.self_hi = hi;
+		gt_selfsym_init(info);
 		return 1;
 	}
 	return 0;

@@ -8,6 +8,7 @@
 #include "../core/emit.h"
 #include "../core/fdkind.h"
 #include "../core/real.h"
+#include "../core/selfsym.h"
 
 /* Wrappers are the only symbols the library exports. */
 #define GT_EXPORT __attribute__((visibility("default")))
@@ -26,8 +27,32 @@ static inline uintptr_t gt_site_at(uintptr_t site, uintptr_t ra, uintptr_t cfa)
 }
 #define GT_RA() ((uintptr_t)__builtin_return_address(0))
 #define GT_CFA() ((uintptr_t)__builtin_dwarf_cfa())
-#define GT_SITE(fn) gt_site_at((uintptr_t)(fn), GT_RA(), GT_CFA())
-#define GT_SITE_AT(fn, ra, cfa) gt_site_at((uintptr_t)(fn), (ra), (cfa))
+#define GT_SITE(fn) gt_site_at(GT_FN(fn), GT_RA(), GT_CFA())
+#define GT_SITE_AT(fn, ra, cfa) gt_site_at(GT_FN(fn), (ra), (cfa))
+
+/* GT_FN(fn): the address of this library's function fn, as the leaf frame of
+ * a stack. Not `(uintptr_t)fn`: that is fn's canonical address, the
+ * executable's PLT stub when a non-PIE program takes fn's address
+ * (core/selfsym.h). Found once per use, then one load. */
+#define GT_FN(fn)                                                                  \
+	({                                                                         \
+		static uintptr_t own_;                                             \
+		uintptr_t a_ = __atomic_load_n(&own_, __ATOMIC_RELAXED);           \
+		if (__builtin_expect(a_ == 0, 0)) {                                \
+			a_ = gt_own_fn((uintptr_t)(fn), gt_fn_name(#fn));          \
+			if (a_ >= gt.self_lo && a_ < gt.self_hi) /* else: too early */ \
+				__atomic_store_n(&own_, a_, __ATOMIC_RELAXED);     \
+		}                                                                  \
+		a_;                                                                \
+	})
+
+/* The exported name of a wrapper whose C name differs (assembler names). */
+static inline const char *gt_fn_name(const char *c_name)
+{
+	return __builtin_strcmp(c_name, "gt_pthread_yield") == 0 ? "pthread_yield"
+	       : __builtin_strncmp(c_name, "gt___", 5) == 0 ? c_name + 3
+							 : c_name;
+}
 
 /* Wrappers of calls that usually record nothing (a lock that is free, an
  * unlock nobody waits for) are split in two: a fast half, the exported
@@ -55,7 +80,7 @@ static inline uintptr_t gt_site_at(uintptr_t site, uintptr_t ra, uintptr_t cfa)
 #define GT_RELEASE(key, fn)                                                  \
 	do {                                                                 \
 		if (__builtin_expect(gt_has_waiters((uintptr_t)(key)), 0))   \
-			gt_wake_release((uintptr_t)(key), (uintptr_t)(fn),   \
+			gt_wake_release((uintptr_t)(key), GT_FN(fn),         \
 					GT_RA());                            \
 	} while (0)
 

@@ -272,7 +272,7 @@ static GT_SLOW void *alloc_slow(void *p, size_t size, uintptr_t site, uintptr_t 
 		void *p_ = call;                                                                    \
 		if (__builtin_expect(--t_->inside == 0, 1) &&                                       \
 		    __builtin_expect((int64_t)(t_->heap_left -= (size)) < 0, 0))                    \
-			return alloc_slow(p_, (size), (uintptr_t)(fn), GT_RA(), GT_CFA());          \
+			return alloc_slow(p_, (size), GT_FN(fn), GT_RA(), GT_CFA());          \
 		return p_;                                                                          \
 	} while (0)
 
@@ -358,9 +358,9 @@ static GT_SLOW void *realloc_slow(void *p, size_t n, uintptr_t ra, uintptr_t cfa
 	void *q = realloc_fn(p, n);
 	if (!in) {
 		if ((int64_t)(t->heap_left -= n) < 0)
-			gt_heap_countdown(t, q, n, (uintptr_t)realloc, ra, cfa);
+			gt_heap_countdown(t, q, n, GT_FN(realloc), ra, cfa);
 		if (!q && p && n)
-			gt_heap_realloc_failed(t, p, token, (uintptr_t)realloc, ra, cfa);
+			gt_heap_realloc_failed(t, p, token, GT_FN(realloc), ra, cfa);
 	}
 	t->inside--;
 	return q;
@@ -390,7 +390,7 @@ GT_EXPORT int posix_memalign(void **out, size_t align, size_t n)
 	t->inside++;
 	int r = posix_memalign_fn(out, align, n);
 	if (__builtin_expect(--t->inside == 0, 1) && __builtin_expect((int64_t)(t->heap_left -= n) < 0, 0))
-		alloc_slow(r == 0 ? *out : NULL, n, (uintptr_t)posix_memalign, GT_RA(), GT_CFA());
+		alloc_slow(r == 0 ? *out : NULL, n, GT_FN(posix_memalign), GT_RA(), GT_CFA());
 	return r;
 }
 

@@ -31,8 +31,8 @@ GT_SLOW static int rw_wait(pthread_rwlock_t *l, int write, uintptr_t ra, uintptr
 	struct gt_thread *t = gt_enter();
 	if (!t)
 		return lock(l);
-	uintptr_t site = write ? (uintptr_t)pthread_rwlock_wrlock : (uintptr_t)pthread_rwlock_rdlock;
-	int blocked = gt_block(t, GT_STR_SYNC_RWLOCK, GT_SITE_AT(site, ra, cfa), (uintptr_t)l);
+	uintptr_t site = write ? GT_FN(pthread_rwlock_wrlock) : GT_FN(pthread_rwlock_rdlock);
+	int blocked = gt_block(t, GT_STR_SYNC_RWLOCK, gt_site_at(site, ra, cfa), (uintptr_t)l);
 	int r = lock(l);
 	if (blocked)
 		gt_unblock(t, r == 0);
