@@ -250,17 +250,35 @@ size_t gt_malloc_usable(void *p)
  * through) nor switch a generation on this thread (the switch allocates:
  * core/inline.h). */
 
+/* The allocation functions, for the slow half: its own address is the
+ * stack's leaf frame (GT_FN: found once, outside the fast half). */
+enum alloc_fn { A_MALLOC, A_CALLOC, A_REALLOC, A_POSIX_MEMALIGN, A_ALIGNED_ALLOC, A_MEMALIGN, A_VALLOC, A_PVALLOC };
+
+static uintptr_t site_of(enum alloc_fn f)
+{
+	switch (f) {
+	case A_MALLOC: return GT_FN(malloc);
+	case A_CALLOC: return GT_FN(calloc);
+	case A_REALLOC: return GT_FN(realloc);
+	case A_POSIX_MEMALIGN: return GT_FN(posix_memalign);
+	case A_ALIGNED_ALLOC: return GT_FN(aligned_alloc);
+	case A_MEMALIGN: return GT_FN(memalign);
+	case A_VALLOC: return GT_FN(valloc);
+	default: return GT_FN(pvalloc);
+	}
+}
+
 /* alloc_slow: the countdown went below zero at allocation p (core/heap.h). */
-static GT_SLOW void *alloc_slow(void *p, size_t size, uintptr_t site, uintptr_t ra, uintptr_t cfa)
+static GT_SLOW void *alloc_slow(void *p, size_t size, enum alloc_fn f, uintptr_t ra, uintptr_t cfa)
 {
 	struct gt_thread *t = &gt_self;
 	t->inside++;
-	gt_heap_countdown(t, p, size, site, ra, cfa);
+	gt_heap_countdown(t, p, size, site_of(f), ra, cfa);
 	t->inside--;
 	return p;
 }
 
-/* ALLOC(p, call, size, fn): the fast half of an allocation function fn:
+/* ALLOC(call, size, f): the fast half of allocation function f (enum alloc_fn):
  * p = call with `inside` raised, then the countdown of a thread that was
  * not inside the tracer (`inside` back at 0: raising and lowering it is
  * balanced, signal handlers included); returns p from the wrapper. A
@@ -272,7 +290,7 @@ static GT_SLOW void *alloc_slow(void *p, size_t size, uintptr_t site, uintptr_t 
 		void *p_ = call;                                                                    \
 		if (__builtin_expect(--t_->inside == 0, 1) &&                                       \
 		    __builtin_expect((int64_t)(t_->heap_left -= (size)) < 0, 0))                    \
-			return alloc_slow(p_, (size), GT_FN(fn), GT_RA(), GT_CFA());          \
+			return alloc_slow(p_, (size), (fn), GT_RA(), GT_CFA());                     \
 		return p_;                                                                          \
 	} while (0)
 
@@ -299,12 +317,12 @@ static GT_SLOW void free_slow(void *p, enum free_kind kind, size_t a, size_t b)
 
 GT_EXPORT void *malloc(size_t n)
 {
-	ALLOC(malloc_fn(n), n, malloc);
+	ALLOC(malloc_fn(n), n, A_MALLOC);
 }
 
 GT_EXPORT void *calloc(size_t n, size_t size)
 {
-	ALLOC(calloc_fn(n, size), n * size, calloc);
+	ALLOC(calloc_fn(n, size), n * size, A_CALLOC);
 }
 
 GT_EXPORT void free(void *p)
@@ -370,7 +388,7 @@ GT_EXPORT void *realloc(void *p, size_t n)
 {
 	if (__builtin_expect(gt_heapset_maybe(p), 0))
 		return realloc_slow(p, n, GT_RA(), GT_CFA());
-	ALLOC(realloc_fn(p, n), n, realloc);
+	ALLOC(realloc_fn(p, n), n, A_REALLOC);
 }
 
 /* glibc's reallocarray calls realloc through the PLT, that is, our realloc:
@@ -390,28 +408,28 @@ GT_EXPORT int posix_memalign(void **out, size_t align, size_t n)
 	t->inside++;
 	int r = posix_memalign_fn(out, align, n);
 	if (__builtin_expect(--t->inside == 0, 1) && __builtin_expect((int64_t)(t->heap_left -= n) < 0, 0))
-		alloc_slow(r == 0 ? *out : NULL, n, GT_FN(posix_memalign), GT_RA(), GT_CFA());
+		alloc_slow(r == 0 ? *out : NULL, n, A_POSIX_MEMALIGN, GT_RA(), GT_CFA());
 	return r;
 }
 
 GT_EXPORT void *aligned_alloc(size_t align, size_t n)
 {
-	ALLOC(aligned_alloc_fn(align, n), n, aligned_alloc);
+	ALLOC(aligned_alloc_fn(align, n), n, A_ALIGNED_ALLOC);
 }
 
 GT_EXPORT void *memalign(size_t align, size_t n)
 {
-	ALLOC(memalign_fn(align, n), n, memalign);
+	ALLOC(memalign_fn(align, n), n, A_MEMALIGN);
 }
 
 GT_EXPORT void *valloc(size_t n)
 {
-	ALLOC(valloc_fn(n), n, valloc);
+	ALLOC(valloc_fn(n), n, A_VALLOC);
 }
 
 GT_EXPORT void *pvalloc(size_t n)
 {
-	ALLOC(pvalloc_fn(n), n, pvalloc);
+	ALLOC(pvalloc_fn(n), n, A_PVALLOC);
 }
 
 GT_EXPORT size_t malloc_usable_size(void *p)
