@@ -13,6 +13,7 @@
 
 #include "clock.h"
 #include "hash.h"
+#include "heapid.h"
 #include "heapset.h"
 #include "log.h"
 #include "section.h"
@@ -195,11 +196,25 @@ static void metric_write(struct section *s, uint64_t ts, uint64_t last)
 	ev1(s->b, GT_EV_HEAP_ALLOC, ts, live > 0 ? (uint64_t)live : 0);
 }
 
-/* write_alloc writes HeapObjectAlloc for p (size requested bytes, its type
- * at the wrapper's site). 0, or -1 when nothing was written. */
-static int write_alloc(struct gt_thread *t, void *p, size_t size, uintptr_t site, uintptr_t ra, uintptr_t cfa)
+/* announced: gt_announced, errno kept (announcing a thread may make system
+ * calls; the common case is two loads). */
+static inline int announced(struct gt_thread *t)
 {
-	if (gt_announced(t) != 0)
+	if (__builtin_expect(t->state == GT_T_RUNNING && t->p != NULL, 1))
+		return 1;
+	int saved = errno;
+	int ok = gt_announced_slow(t) == 0;
+	errno = saved;
+	return ok;
+}
+
+/* write_alloc writes HeapObjectAlloc for p (size requested bytes, its type
+ * at the wrapper's site). 0, or -1 when nothing was written. Preserves
+ * errno (every part that may make a system call saves it itself). */
+static inline __attribute__((always_inline)) int write_alloc(struct gt_thread *t, void *p, size_t size,
+							      uintptr_t site, uintptr_t ra, uintptr_t cfa)
+{
+	if (!announced(t))
 		return -1;
 	struct gt_stack stack;
 	gt_stack_take_at(&stack, site, ra, cfa);
@@ -209,21 +224,21 @@ static int write_alloc(struct gt_thread *t, void *p, size_t size, uintptr_t site
 		return -1;
 	uint64_t stk = gt_stack_take_id(t, s.gen, &stack);
 	uint64_t ty = type_id(t, s.gen, size, stk, &stack);
-	ev2(s.b, GT_EV_HEAP_OBJECT_ALLOC, ts, ((uintptr_t)p - GT_HEAP_MIN_ADDR) / GT_HEAP_ALIGN, ty);
+	ev2(s.b, GT_EV_HEAP_OBJECT_ALLOC, ts, gt_heap_id(t->side, (uintptr_t)p), ty);
 	metric(&s, ts);
 	section_close(&s);
 	return 0;
 }
 
-static void write_free(struct gt_thread *t, void *p)
+static inline __attribute__((always_inline)) void write_free(struct gt_thread *t, void *p)
 {
-	if (gt_announced(t) != 0)
+	if (!announced(t))
 		return;
 	uint64_t ts = gt_now();
 	struct section s;
 	if (!gt_section_open(&s, t, ts))
 		return;
-	ev1(s.b, GT_EV_HEAP_OBJECT_FREE, ts, ((uintptr_t)p - GT_HEAP_MIN_ADDR) / GT_HEAP_ALIGN);
+	ev1(s.b, GT_EV_HEAP_OBJECT_FREE, ts, gt_heap_id(t->side, (uintptr_t)p));
 	metric(&s, ts);
 	section_close(&s);
 }
@@ -235,7 +250,8 @@ static inline int recording(void)
 
 /* sample_take: p (size bytes) is a sample: into the set, then its event.
  * Not in the set when it could not be written (its free must not be). */
-static void sample_take(struct gt_thread *t, void *p, size_t size, uintptr_t site, uintptr_t ra, uintptr_t cfa)
+static __attribute__((noinline)) void sample_take(struct gt_thread *t, void *p, size_t size, uintptr_t site,
+						  uintptr_t ra, uintptr_t cfa)
 {
 	if (gt_heapset_insert(p, size, 0) != 0)
 		return;
@@ -248,17 +264,12 @@ static void sample_take(struct gt_thread *t, void *p, size_t size, uintptr_t sit
 	}
 }
 
-void gt_heap_countdown(struct gt_thread *t, void *p, size_t size, uintptr_t site, uintptr_t ra, uintptr_t cfa)
+/* countdown_other: gt_heap_countdown in every mode but GT_HEAP_ALL. */
+static __attribute__((noinline)) void countdown_other(struct gt_thread *t, void *p, size_t size, uintptr_t site,
+						      uintptr_t ra, uintptr_t cfa)
 {
 	int saved = errno;
 	switch (gt_heap_mode) {
-	case GT_HEAP_ALL:
-		t->heap_left = (uint64_t)-1; /* the next one too, even of 0 bytes */
-		if (p && recording()) {
-			account(t, (int64_t)gt_malloc_usable(p));
-			write_alloc(t, p, size, site, ra, cfa);
-		}
-		break;
 	case GT_HEAP_SAMPLE:
 		if (__builtin_expect(!t->heap_rng, 0)) {
 			/* The first allocation the thread counts: its generator
@@ -289,6 +300,42 @@ void gt_heap_countdown(struct gt_thread *t, void *p, size_t size, uintptr_t site
 		break;
 	}
 	errno = saved;
+}
+
+static inline __attribute__((always_inline)) void countdown(struct gt_thread *t, void *p, size_t size,
+							     uintptr_t site, uintptr_t ra, uintptr_t cfa)
+{
+	if (__builtin_expect(gt_heap_mode == GT_HEAP_ALL, 1)) {
+		t->heap_left = (uint64_t)-1; /* the next one too, even of 0 bytes */
+		if (__builtin_expect(p && recording(), 1)) {
+			account(t, (int64_t)gt_malloc_usable(p));
+			write_alloc(t, p, size, site, ra, cfa);
+		}
+		return;
+	}
+	countdown_other(t, p, size, site, ra, cfa);
+}
+
+void gt_heap_countdown(struct gt_thread *t, void *p, size_t size, uintptr_t site, uintptr_t ra, uintptr_t cfa)
+{
+	countdown(t, p, size, site, ra, cfa);
+}
+
+void *gt_heap_alloc_slow(void *p, size_t size, uintptr_t site, uintptr_t ra, uintptr_t cfa)
+{
+	struct gt_thread *t = &gt_self;
+	t->inside++;
+	countdown(t, p, size, site, ra, cfa);
+	t->inside--;
+	return p;
+}
+
+void gt_heap_free_all(struct gt_thread *t, void *p)
+{
+	if (__builtin_expect(!recording(), 0))
+		return;
+	account(t, -(int64_t)gt_malloc_usable(p));
+	write_free(t, p);
 }
 
 void gt_heap_freeing(struct gt_thread *t, void *p, int nested)
@@ -361,6 +408,7 @@ static void fork_parent(void)
 static void fork_child(void)
 {
 	gt_heapset_child();
+	gt_heapid_after_fork();
 	atomic_store_explicit(&live_bytes, 0, memory_order_relaxed);
 	atomic_store_explicit(&metric_ts, 0, memory_order_relaxed);
 }

@@ -18,7 +18,9 @@
 
 #include "emit.h"
 
-/* Object ids: (address - GT_HEAP_MIN_ADDR) / GT_HEAP_ALIGN. */
+/* The info batch's min_addr and align: object ids are not addresses
+ * (core/heapid.h), but id * GT_HEAP_ALIGN + GT_HEAP_MIN_ADDR is a unique
+ * key per address, which is what readers use. */
 #define GT_HEAP_MIN_ADDR 0
 #define GT_HEAP_ALIGN 8
 /* The HeapAlloc metric is written at most this often. */
@@ -49,6 +51,16 @@ void gt_heap_configure(int events, uint64_t sample_bytes);
  * the caller (it was 0 at the wrapper). Preserves errno. */
 void gt_heap_countdown(struct gt_thread *t, void *p, size_t size, uintptr_t site, uintptr_t ra, uintptr_t cfa);
 
+/* gt_heap_alloc_slow: gt_heap_countdown for the wrappers' fast halves: t is
+ * the calling thread, whose `inside` was 0 at the wrapper; raises it
+ * around the work. Returns p. */
+void *gt_heap_alloc_slow(void *p, size_t size, uintptr_t site, uintptr_t ra, uintptr_t cfa);
+
+/* gt_heap_free_all: every allocation is recorded (GT_HEAP_ALL) and p is
+ * about to be freed by a thread that was not inside the tracer (its
+ * `inside` raised by the caller). Preserves errno. */
+void gt_heap_free_all(struct gt_thread *t, void *p);
+
 /* gt_heap_freeing: p, which the filter says may be recorded, is about to
  * be freed. nested: t->inside was not 0 at the wrapper (the tracer's own
  * call, a signal handler inside one, a thread past its end): nothing is
@@ -64,9 +76,14 @@ uint64_t gt_heap_realloc_freeing(struct gt_thread *t, void *p, int nested);
 void gt_heap_realloc_failed(struct gt_thread *t, void *p, uint64_t token, uintptr_t site, uintptr_t ra,
 			    uintptr_t cfa);
 
-/* gt_malloc_usable: malloc_usable_size of the real allocator (interpose/
- * malloc.c). */
-size_t gt_malloc_usable(void *p);
+/* gt_malloc_usable: malloc_usable_size of the real allocator (set by
+ * interpose/malloc.c once it found it; 0 without one). */
+extern size_t (*gt_real_usable)(void *) __attribute__((visibility("hidden")));
+static inline size_t gt_malloc_usable(void *p)
+{
+	size_t (*f)(void *) = gt_real_usable;
+	return f ? f(p) : 0;
+}
 
 /* gt_heap_check_allocator: at start, say in one line when another
  * allocator's malloc comes before ours (heap events cannot be recorded):

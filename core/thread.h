@@ -95,6 +95,12 @@ struct gt_side {
 	uint32_t bindings;   /* the last binding number handed out */
 	struct gt_type_local types;
 	struct gt_typelog *typelog[2]; /* per generation parity (core/typetab.h) */
+	/* Heap object ids (core/heapid.h): the thread's last two address
+	 * regions (key = region + 1, 0: none) and their base ids. Valid for
+	 * the whole process, so a pooled side area keeps them. */
+	struct {
+		uint64_t key[2], base[2];
+	} heapid;
 	/* (hash, generation) -> stack id (core/stack.h, gt_stack_id). */
 	struct gt_stack_cache_entry stack_cache[GT_STACK_CACHE];
 	/* The frames of the stack being captured (struct gt_stack): captures

@@ -136,6 +136,7 @@ static int resolve(void)
 	real.free_sized = dlsym(RTLD_NEXT, "free_sized");
 	real.free_aligned_sized = dlsym(RTLD_NEXT, "free_aligned_sized");
 	real.usable = dlsym(RTLD_NEXT, "malloc_usable_size");
+	gt_real_usable = real.usable;
 	if (!real.malloc || !real.free || !real.calloc || !real.realloc) {
 		static const char msg[] = "gotrace: cannot find the real malloc/free\n";
 		(void)!write(2, msg, sizeof msg - 1);
@@ -237,10 +238,7 @@ static void free_aligned_sized_first(void *p, size_t align, size_t n)
 		free_aligned_sized_fn(p, align, n);
 }
 
-size_t gt_malloc_usable(void *p)
-{
-	return real.usable ? real.usable(p) : 0;
-}
+size_t (*gt_real_usable)(void *);
 
 /* --- the halves --------------------------------------------------------------- */
 
@@ -254,28 +252,37 @@ size_t gt_malloc_usable(void *p)
  * stack's leaf frame (GT_FN: found once, outside the fast half). */
 enum alloc_fn { A_MALLOC, A_CALLOC, A_REALLOC, A_POSIX_MEMALIGN, A_ALIGNED_ALLOC, A_MEMALIGN, A_VALLOC, A_PVALLOC };
 
-static uintptr_t site_of(enum alloc_fn f)
+/* site_fill: sites[f] found (GT_FN), or the raw address while too early. */
+static uintptr_t sites[A_PVALLOC + 1];
+
+static __attribute__((noinline)) uintptr_t site_fill(enum alloc_fn f)
 {
+	uintptr_t a;
 	switch (f) {
-	case A_MALLOC: return GT_FN(malloc);
-	case A_CALLOC: return GT_FN(calloc);
-	case A_REALLOC: return GT_FN(realloc);
-	case A_POSIX_MEMALIGN: return GT_FN(posix_memalign);
-	case A_ALIGNED_ALLOC: return GT_FN(aligned_alloc);
-	case A_MEMALIGN: return GT_FN(memalign);
-	case A_VALLOC: return GT_FN(valloc);
-	default: return GT_FN(pvalloc);
+	case A_MALLOC: a = GT_FN(malloc); break;
+	case A_CALLOC: a = GT_FN(calloc); break;
+	case A_REALLOC: a = GT_FN(realloc); break;
+	case A_POSIX_MEMALIGN: a = GT_FN(posix_memalign); break;
+	case A_ALIGNED_ALLOC: a = GT_FN(aligned_alloc); break;
+	case A_MEMALIGN: a = GT_FN(memalign); break;
+	case A_VALLOC: a = GT_FN(valloc); break;
+	default: a = GT_FN(pvalloc); break;
 	}
+	if (a >= gt.self_lo && a < gt.self_hi)
+		__atomic_store_n(&sites[f], a, __ATOMIC_RELAXED);
+	return a;
+}
+
+static inline uintptr_t site_of(enum alloc_fn f)
+{
+	uintptr_t a = __atomic_load_n(&sites[f], __ATOMIC_RELAXED);
+	return __builtin_expect(a != 0, 1) ? a : site_fill(f);
 }
 
 /* alloc_slow: the countdown went below zero at allocation p (core/heap.h). */
 static GT_SLOW void *alloc_slow(void *p, size_t size, enum alloc_fn f, uintptr_t ra, uintptr_t cfa)
 {
-	struct gt_thread *t = &gt_self;
-	t->inside++;
-	gt_heap_countdown(t, p, size, site_of(f), ra, cfa);
-	t->inside--;
-	return p;
+	return gt_heap_alloc_slow(p, size, site_of(f), ra, cfa);
 }
 
 /* ALLOC(call, size, f): the fast half of allocation function f (enum alloc_fn):
@@ -303,7 +310,12 @@ static GT_SLOW void free_slow(void *p, enum free_kind kind, size_t a, size_t b)
 		return;
 	struct gt_thread *t = &gt_self;
 	int in = t->inside++;
-	gt_heap_freeing(t, p, in != 0);
+	if (__builtin_expect(gt_heap_mode == GT_HEAP_ALL, 1)) {
+		if (!in)
+			gt_heap_free_all(t, p);
+	} else {
+		gt_heap_freeing(t, p, in != 0);
+	}
 	if (kind == FREE_PLAIN)
 		free_fn(p);
 	else if (kind == FREE_SIZED)
