@@ -273,16 +273,19 @@ static __attribute__((noinline)) uintptr_t site_fill(enum alloc_fn f)
 	return a;
 }
 
-static inline uintptr_t site_of(enum alloc_fn f)
+static GT_SLOW void *alloc_slow_first(void *p, size_t size, enum alloc_fn f, uintptr_t ra, uintptr_t cfa)
 {
-	uintptr_t a = __atomic_load_n(&sites[f], __ATOMIC_RELAXED);
-	return __builtin_expect(a != 0, 1) ? a : site_fill(f);
+	return gt_heap_alloc_slow(p, size, site_fill(f), ra, cfa);
 }
 
-/* alloc_slow: the countdown went below zero at allocation p (core/heap.h). */
+/* alloc_slow: the countdown went below zero at allocation p (core/heap.h):
+ * a jump to the recording function once the wrapper's address is known. */
 static GT_SLOW void *alloc_slow(void *p, size_t size, enum alloc_fn f, uintptr_t ra, uintptr_t cfa)
 {
-	return gt_heap_alloc_slow(p, size, site_of(f), ra, cfa);
+	uintptr_t a = __atomic_load_n(&sites[f], __ATOMIC_RELAXED);
+	if (__builtin_expect(a == 0, 0))
+		return alloc_slow_first(p, size, f, ra, cfa);
+	return gt_heap_alloc_slow(p, size, a, ra, cfa);
 }
 
 /* ALLOC(call, size, f): the fast half of allocation function f (enum alloc_fn):
@@ -337,10 +340,27 @@ GT_EXPORT void *calloc(size_t n, size_t size)
 	ALLOC(calloc_fn(n, size), n * size, A_CALLOC);
 }
 
+/* free_plain_slow: free_slow for free itself, the common case. */
+static GT_SLOW void free_plain_slow(void *p)
+{
+	if (!p || in_arena(p))
+		return;
+	struct gt_thread *t = &gt_self;
+	int in = t->inside++;
+	if (__builtin_expect(gt_heap_mode == GT_HEAP_ALL, 1)) {
+		if (!in)
+			gt_heap_free_all(t, p);
+	} else {
+		gt_heap_freeing(t, p, in != 0);
+	}
+	free_fn(p);
+	t->inside--;
+}
+
 GT_EXPORT void free(void *p)
 {
 	if (__builtin_expect(gt_heapset_maybe(p), 0)) {
-		free_slow(p, FREE_PLAIN, 0, 0);
+		free_plain_slow(p);
 		return;
 	}
 	struct gt_thread *t = &gt_self;
