@@ -17,8 +17,8 @@
 
 static void heap_help(FILE *out)
 {
-	fprintf(out, "Reads the heap events of a trace written by libgotrace.so (every malloc,\n"
-		     "calloc, realloc, posix_memalign, ..., free, C++ new and delete) and prints\n"
+	fprintf(out, "Reads the heap events of a trace written by libgotrace.so (malloc, calloc,\n"
+		     "realloc, posix_memalign, ..., free, C++ new and delete) and prints\n"
 		     "totals, the peak of live bytes and when it happened, the objects still live\n"
 		     "at the end by allocation site (leaks), and the top sites by bytes and by\n"
 		     "number of allocations. TRACE may be - for standard input.\n\n"
@@ -28,6 +28,13 @@ static void heap_help(FILE *out)
 		     "  %-20s sites per list, default %d; 0 = all\n"
 		     "  %-20s show this help\n",
 		     "-pprof FILE", "", "-top N", DEFAULT_TOP, "-h, -help");
+	fprintf(out, "\nSampled traces (GOTRACE_MALLOC=sample, the default, or a mean such as 64KB)\n"
+		     "record about one allocation per mean bytes allocated: an allocation of s bytes\n"
+		     "with probability p(s) = 1-exp(-s/mean). Each recorded one then counts 1/p(s)\n"
+		     "objects and s/p(s) bytes, so every figure, the peak, the lists and the profile\n"
+		     "are estimates; the report says so, gives each site's relative standard error\n"
+		     "(s.e.), and what the leak list can miss (a site that leaked much less than the\n"
+		     "mean in all may not show). GOTRACE_MALLOC=all records every allocation.\n");
 	fprintf(out, "\nSizes are the requested sizes. Objects allocated before tracing began are not\n"
 		     "seen, and their frees are ignored. A truncated or malformed trace is reported\n"
 		     "in one line on stderr (exit status 1) after the report of its complete\n"

@@ -46,8 +46,9 @@ int gt_heap_init(struct gt_heap *h)
 	h->align = DEFAULT_ALIGN;
 	h->g_empty_site = GT_SITE_NONE;
 	h->g_min_ts = UINT64_MAX;
-	if (gt_sites_init(&h->sites))
+	if (gt_sites_init(&h->sites) || gt_grow(&h->means, &h->cap_means, 1, sizeof *h->means))
 		return oom(h);
+	h->means[h->nmeans++] = 0; /* every allocation recorded */
 	return 0;
 }
 
@@ -70,6 +71,7 @@ void gt_heap_free(struct gt_heap *h)
 	free(h->g_stk);
 	free(h->g_frames);
 	free(h->g_typ);
+	free(h->means);
 	memset(h, 0, sizeof *h);
 	h->fd = -1;
 }
@@ -95,6 +97,7 @@ static void start_gen(struct gt_heap *h, uint64_t gen)
 	h->g_info = false;
 	h->g_min_addr = h->min_addr;
 	h->g_align = h->align;
+	h->g_sample_set = false;
 }
 
 /* drop_gen forgets the generation's tables and events (keeping memory
@@ -140,11 +143,17 @@ static int read_strings(struct gt_heap *h, const struct gt_rbatch *b)
 	if (gt_strings_begin(&c, b))
 		return fail(h, "%s", c.at.err);
 	while ((r = gt_strings_next(&c, &s)) > 0) {
-		bool dup;
+		bool dup = false;
 		if (add_id(h, &h->g_strings, s.id, h->g_nstr, &dup))
 			return -1;
 		if (dup)
 			continue;
+		/* The sampling statement: the first of the generation counts. */
+		uint64_t mean;
+		if (!h->g_sample_set && gt_heap_sample_parse(s.data, s.len, &mean)) {
+			h->g_sample_set = true;
+			h->g_sample_bytes = mean;
+		}
 		if (gt_grow(&h->g_str, &h->g_cap_str, h->g_nstr + 1, sizeof *h->g_str) ||
 		    gt_grow(&h->g_chars, &h->g_cap_chars, h->g_nchars + s.len, 1))
 			return oom(h);
@@ -388,17 +397,68 @@ static uint32_t stack_site(struct gt_heap *h, uint64_t id)
 	return s->site;
 }
 
-static void count_free(struct gt_heap *h, uint32_t site, uint64_t size)
+/* The estimates move by what one object counts for: its weight in objects
+ * and bytes, and what it adds to the variances. */
+struct weight {
+	double objects, bytes, var_objects, var_bytes;
+};
+
+static struct weight weight_of(uint64_t size, uint64_t mean)
+{
+	if (mean == 0) /* every allocation recorded: exact counts */
+		return (struct weight){ 1, (double)size, 0, 0 };
+	double w = gt_heap_sample_weight(size, mean);
+	return (struct weight){ w, (double)size * w, gt_heap_sample_var(size, mean, 1),
+				gt_heap_sample_var(size, mean, (double)size) };
+}
+
+/* est_free takes an object's weight out of the live estimates; when no
+ * recorded object is left they are exactly 0 (no rounding residue). */
+static void est_free(struct gt_hest *e, const struct weight *w, uint64_t live_left)
+{
+	if (live_left == 0) {
+		e->live_objects = e->live_bytes = e->var_live_bytes = 0;
+		return;
+	}
+	e->live_objects -= w->objects;
+	e->live_bytes -= w->bytes;
+	e->var_live_bytes -= w->var_bytes;
+	if (e->live_objects < 0)
+		e->live_objects = 0;
+	if (e->live_bytes < 0)
+		e->live_bytes = 0;
+	if (e->var_live_bytes < 0)
+		e->var_live_bytes = 0;
+}
+
+static void est_alloc(struct gt_hest *e, const struct weight *w)
+{
+	e->alloc_objects += w->objects;
+	e->alloc_bytes += w->bytes;
+	e->var_alloc_objects += w->var_objects;
+	e->var_alloc_bytes += w->var_bytes;
+	e->live_objects += w->objects;
+	e->live_bytes += w->bytes;
+	e->var_live_bytes += w->var_bytes;
+}
+
+/* count_free counts the free of a live object (size, site, and the tag
+ * of its mean). */
+static void count_free(struct gt_heap *h, uint32_t site, uint64_t size, uint32_t tag)
 {
 	struct gt_hsite *s = &h->sites.sites[site];
+	uint64_t mean = tag >= 1 && tag <= h->nmeans ? h->means[tag - 1] : 0;
+	struct weight w = weight_of(size, mean);
 	s->free_objects++;
 	s->free_bytes += size;
 	s->live_objects--;
 	s->live_bytes -= size;
+	est_free(&s->est, &w, s->live_objects);
 	h->free_objects++;
 	h->free_bytes += size;
 	h->live_objects--;
 	h->live_bytes -= size;
+	est_free(&h->est, &w, h->live_objects);
 }
 
 static int replay_alloc(struct gt_heap *h, const struct gt_event *ev)
@@ -423,11 +483,13 @@ static int replay_alloc(struct gt_heap *h, const struct gt_event *ev)
 		return oom(h);
 	if (!fresh) { /* its free was not recorded */
 		h->replaced++;
-		count_free(h, o->aux, o->val);
+		count_free(h, o->aux, o->val, o->used);
 	}
 	o->val = size;
 	o->aux = site;
+	o->used = h->g_mean + 1;
 
+	struct weight w = weight_of(size, h->means[h->g_mean]);
 	struct gt_hsite *s = &h->sites.sites[site];
 	if (s->alloc_objects == 0 || size < s->min_size)
 		s->min_size = size;
@@ -437,13 +499,15 @@ static int replay_alloc(struct gt_heap *h, const struct gt_event *ev)
 	s->alloc_bytes += size;
 	s->live_objects++;
 	s->live_bytes += size;
+	est_alloc(&s->est, &w);
 	h->alloc_objects++;
 	h->alloc_bytes += size;
 	h->live_objects++;
 	h->live_bytes += size;
-	if (h->live_bytes > h->peak_bytes) {
-		h->peak_bytes = h->live_bytes;
-		h->peak_objects = h->live_objects;
+	est_alloc(&h->est, &w);
+	if (h->est.live_bytes > h->peak_bytes) {
+		h->peak_bytes = h->est.live_bytes;
+		h->peak_objects = h->est.live_objects;
 		h->peak_time = gt_heap_seconds(h, ev->ts, h->g_freq);
 	}
 	return 0;
@@ -453,7 +517,7 @@ static void replay_free(struct gt_heap *h, const struct gt_event *ev)
 {
 	struct gt_hmap_entry o;
 	if (gt_hmap_del(&h->live, h->g_min_addr + ev->args[0] * h->g_align, &o))
-		count_free(h, o.aux, o.val);
+		count_free(h, o.aux, o.val, o.used);
 	else
 		h->unknown_frees++;
 }
@@ -532,6 +596,23 @@ static int replay(struct gt_heap *h)
 	return r == -2 ? oom(h) : r;
 }
 
+/* set_mean finds the generation's sampling mean (its own statement, or
+ * the one in force) and its index in means. */
+static int set_mean(struct gt_heap *h, uint64_t *mean)
+{
+	*mean = h->g_sample_set ? h->g_sample_bytes : h->sample_bytes;
+	size_t i = 0;
+	while (i < h->nmeans && h->means[i] != *mean)
+		i++;
+	if (i == h->nmeans) {
+		if (h->nmeans >= UINT32_MAX - 1 || gt_grow(&h->means, &h->cap_means, h->nmeans + 1, sizeof *h->means))
+			return oom(h);
+		h->means[h->nmeans++] = *mean;
+	}
+	h->g_mean = (uint32_t)i;
+	return 0;
+}
+
 /* end_gen replays the generation's heap events, then drops it. */
 static int end_gen(struct gt_heap *h)
 {
@@ -544,6 +625,19 @@ static int end_gen(struct gt_heap *h)
 		/* Events are never before their batch's base time. */
 		h->have_t0 = true;
 		h->t0 = h->g_min_ts != UINT64_MAX ? h->g_min_ts : 0;
+	}
+	uint64_t mean;
+	if (set_mean(h, &mean))
+		return -1;
+	/* Counted before the replay: events it accounts before an error are
+	 * weighted with this mean too. */
+	h->sample_bytes = mean;
+	if (mean) {
+		if (h->sampled_gens == 0 || mean < h->sample_min)
+			h->sample_min = mean;
+		if (h->sampled_gens == 0 || mean > h->sample_max)
+			h->sample_max = mean;
+		h->sampled_gens++;
 	}
 	if (replay(h))
 		return -1;

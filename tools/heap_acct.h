@@ -18,6 +18,15 @@
  * payloads of the generation's event batches that hold heap events are kept
  * until it ends).
  *
+ * Sampled traces (tools/heap_sample.h): a generation whose string table
+ * holds `gotrace.heap sample_bytes=M` was recorded with mean M; one without
+ * it keeps the mean of the generation before (the first: every allocation
+ * recorded, M = 0). Each recorded allocation of s bytes counts w = 1/p(s)
+ * objects and s·w bytes in the estimates (`est`, the peak), with the mean
+ * in force when it was allocated (the live object keeps it as a tag), so a
+ * free takes back exactly what its allocation added. The recorded counts
+ * (alloc_objects, ...) stay the counts of events.
+ *
  * Accounting rules: an object is keyed by its address (min_addr + id *
  * align, from the generation's info batch; 0 and 8 until one is seen); its
  * size and site come from its type in the generation's type table (type 0
@@ -36,6 +45,7 @@
 
 #include "encoder/reader.h"
 #include "tools/heap_map.h"
+#include "tools/heap_sample.h"
 #include "tools/heap_sites.h"
 #include "tools/replay.h"
 
@@ -59,7 +69,7 @@ struct gt_hgen_type {
 
 struct gt_heap {
 	struct gt_sites sites;
-	struct gt_hmap live;    /* address -> val = size, aux = site */
+	struct gt_hmap live;    /* address -> val = size, aux = site, used = 1 + its mean's index in means */
 
 	/* The generation being read. */
 	uint64_t gen;
@@ -69,6 +79,9 @@ struct gt_heap {
 	uint64_t g_max_ts;      /* latest event time */
 	bool g_info;            /* an info batch was seen in it */
 	uint64_t g_min_addr, g_align;
+	bool g_sample_set;      /* its string table states the sampling mean */
+	uint64_t g_sample_bytes;
+	uint32_t g_mean;        /* index in means of the mean in force (replay) */
 	struct gt_hmap g_strings, g_stacks, g_types; /* id -> index; the tables below */
 	struct gt_hgen_str *g_str;
 	size_t g_nstr, g_cap_str;
@@ -101,17 +114,25 @@ struct gt_heap {
 	uint64_t t0;            /* trace start (ticks) */
 	uint64_t wall_ns;       /* wall clock at the first clock snapshot, 0 if none */
 	uint64_t wall_ts;       /* trace time of that snapshot */
+	uint64_t sample_bytes;  /* sampling mean in force (0: every allocation) */
+	uint64_t *means;        /* the distinct means of the generations, means[0] = 0 */
+	size_t nmeans, cap_means;
 
 	/* Results over the complete generations. */
 	uint64_t gens;          /* complete generations */
 	uint64_t first_gen, last_gen;
 	uint64_t events;        /* heap object events accounted (alloc + free) */
 	double duration;        /* seconds from t0 to the latest event */
+	/* Recorded: counts of the events. */
 	uint64_t alloc_objects, alloc_bytes;
 	uint64_t free_objects, free_bytes;
 	uint64_t live_objects, live_bytes;
-	uint64_t peak_bytes, peak_objects;
+	/* Estimated (= recorded when every allocation was recorded). */
+	struct gt_hest est;
+	double peak_bytes, peak_objects; /* of est.live_bytes */
 	double peak_time;       /* seconds from the trace start */
+	uint64_t sampled_gens;  /* generations replayed with a mean > 0 */
+	uint64_t sample_min, sample_max; /* their means (valid if sampled_gens) */
 	uint64_t replaced;      /* allocations over a live object */
 	uint64_t unknown_frees; /* frees of addresses not live */
 	uint64_t untyped;       /* allocations without a known type */

@@ -16,7 +16,9 @@ struct gt_hmap_entry {
 	uint64_t key;
 	uint64_t val;
 	uint32_t aux;
-	uint32_t used; /* 0 = empty slot */
+	/* 0 = empty slot; gt_hmap_put sets 1. The owner may store any other
+	 * nonzero value here (a tag that moves with the entry). */
+	uint32_t used;
 };
 
 struct gt_hmap {

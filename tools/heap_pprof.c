@@ -5,7 +5,14 @@
  * allocation function left out of its stack (so `pprof -top` puts the flat
  * cost on the code that allocated, and names the function in the
  * "allocator" label). Every frame is a location with one line; functions
- * are keyed by (name, file), locations by frame and carry its PC. */
+ * are keyed by (name, file), locations by frame and carry its PC.
+ *
+ * A sampled trace gives estimates, as Go's heap profiles under
+ * MemProfileRate do: the values are scaled by the weights
+ * (tools/heap_sample.h), the period is the sampling mean in bytes (period
+ * type space/bytes), and comments say that the values are estimates. */
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -66,6 +73,16 @@ static uint64_t location(struct ctx *c, uint32_t frame)
 	return c->loc[frame];
 }
 
+/* value rounds an estimate to a sample value (never negative). */
+static int64_t value(double v)
+{
+	if (!(v > 0.5))
+		return 0;
+	if (v >= 9.2e18)
+		return INT64_MAX;
+	return (int64_t)llround(v);
+}
+
 static int sample(struct ctx *c, uint32_t site, int64_t k_alloc, int64_t k_bytes)
 {
 	const struct gt_sites *s = &c->h->sites;
@@ -88,8 +105,8 @@ static int sample(struct ctx *c, uint32_t site, int64_t k_alloc, int64_t k_bytes
 		}
 		locs[n++] = c->unknown_loc;
 	}
-	int64_t values[4] = { (int64_t)t->alloc_objects, (int64_t)t->alloc_bytes, (int64_t)t->live_objects,
-			      (int64_t)t->live_bytes };
+	int64_t values[4] = { value(t->est.alloc_objects), value(t->est.alloc_bytes), value(t->est.live_objects),
+			      value(t->est.live_bytes) };
 	struct gt_pprof_label labels[2];
 	size_t nl = 0;
 	if (skip > 0)
@@ -136,7 +153,10 @@ int gt_heap_pprof(const struct gt_heap *h, const char *name, struct gt_pprof *p)
 			inuse_space = type;
 	}
 	gt_pprof_default_sample_type(p, inuse_space);
-	gt_pprof_period(p, gt_pprof_cstring(p, "space"), gt_pprof_cstring(p, "bytes"), 1);
+	/* Go's heap profiles: period = the sampling rate in bytes (1: every allocation). */
+	uint64_t mean = h->sampled_gens ? h->sample_max : 0;
+	gt_pprof_period(p, gt_pprof_cstring(p, "space"), gt_pprof_cstring(p, "bytes"),
+			mean && mean <= INT64_MAX ? (int64_t)mean : 1);
 	int64_t wall = 0;
 	if (h->wall_ns && h->wall_ns <= INT64_MAX) { /* the wall clock at the trace start */
 		int64_t before = ns(gt_heap_seconds(h, h->wall_ts, h->freq));
@@ -144,7 +164,23 @@ int gt_heap_pprof(const struct gt_heap *h, const char *name, struct gt_pprof *p)
 	}
 	gt_pprof_time(p, wall, ns(h->duration));
 	gt_pprof_mapping(p, MAPPING, 0, UINT64_MAX, gt_pprof_cstring(p, name));
-	gt_pprof_comment(p, gt_pprof_cstring(p, "gotrace heap: every allocation of the trace, requested sizes"));
+	if (!h->sampled_gens) {
+		gt_pprof_comment(p, gt_pprof_cstring(p, "gotrace heap: every allocation of the trace, requested sizes"));
+	} else {
+		char buf[256];
+		if (h->sample_min == h->sample_max)
+			snprintf(buf, sizeof buf, "gotrace heap: SAMPLED heap profile, values are ESTIMATES: allocations "
+				 "recorded by bytes allocated (a Poisson process, mean %llu bytes), requested sizes",
+				 (unsigned long long)mean);
+		else
+			snprintf(buf, sizeof buf, "gotrace heap: SAMPLED heap profile, values are ESTIMATES: allocations "
+				 "recorded by bytes allocated (Poisson processes, means %llu to %llu bytes), requested sizes",
+				 (unsigned long long)h->sample_min, (unsigned long long)mean);
+		gt_pprof_comment(p, gt_pprof_cstring(p, buf));
+		gt_pprof_comment(p, gt_pprof_cstring(p, "gotrace heap: each recorded allocation of s bytes counts "
+						      "1/(1-exp(-s/mean)) objects and s times as many bytes; "
+						      "GOTRACE_MALLOC=all records every allocation"));
+	}
 
 	int64_t k_alloc = gt_pprof_cstring(p, "allocator"), k_bytes = gt_pprof_cstring(p, "bytes");
 	for (uint32_t i = 0; i < s->nsites; i++)

@@ -3,10 +3,45 @@
 #include "tools/heap_report.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 typedef unsigned long long ull;
+
+/* ---- estimates ---- */
+
+/* count rounds an estimate to the count it prints as (never negative). */
+static ull count(double v)
+{
+	if (!(v > 0.5))
+		return 0;
+	if (v >= 1.8e19)
+		return ~0ull;
+	return (ull)llround(v);
+}
+
+static bool sampled(const struct gt_heap *h)
+{
+	return h->sampled_gens > 0;
+}
+
+/* rel_err writes a relative standard error sqrt(var)/v as "4.4%". */
+static const char *rel_err(double var, double v, char *buf, size_t len)
+{
+	if (!(v > 0) || !(var > 0)) {
+		snprintf(buf, len, "0%%");
+		return buf;
+	}
+	double r = sqrt(var) / v * 100;
+	if (r < 0.05)
+		snprintf(buf, len, "<0.1%%");
+	else if (r < 99.95)
+		snprintf(buf, len, "%.1f%%", r);
+	else
+		snprintf(buf, len, "%.0f%%", r);
+	return buf;
+}
 
 #define SHOW_FRAMES 5      /* frames printed per site */
 #define FUNC_WIDTH 60      /* longer function names are cut */
@@ -92,9 +127,9 @@ static void site_title(const struct gt_heap *h, uint32_t site, char *buf, size_t
 		size[0] = '\0';
 	else if (t->min_size == t->max_size)
 		snprintf(size, sizeof size, "%llu B each", (ull)t->min_size);
-	else
+	else /* the average of what was allocated (the estimate, when sampled) */
 		snprintf(size, sizeof size, "%llu-%llu B (%llu B on average)", (ull)t->min_size, (ull)t->max_size,
-			 (ull)(t->alloc_bytes / t->alloc_objects));
+			 t->est.alloc_objects > 0 ? count(t->est.alloc_bytes / t->est.alloc_objects) : 0ull);
 	if (how)
 		snprintf(buf, len, "%s%s%s", printable(how, FUNC_WIDTH, fn, sizeof fn), size[0] ? ", " : "", size);
 	else
@@ -147,25 +182,46 @@ enum order { BY_LIVE_BYTES, BY_ALLOC_BYTES, BY_ALLOC_OBJECTS };
 static const struct gt_hsite *sort_sites;
 static enum order sort_order;
 
-static void keys(const struct gt_hsite *t, enum order o, uint64_t k[2])
+/* keys: the two figures of a row, the first sorts; var: the variance of
+ * the first. Estimates (the exact counts when every allocation was recorded). */
+static void keys(const struct gt_hsite *t, enum order o, double k[2], double *var)
 {
+	const struct gt_hest *e = &t->est;
 	switch (o) {
-	case BY_LIVE_BYTES: k[0] = t->live_bytes, k[1] = t->live_objects; break;
-	case BY_ALLOC_BYTES: k[0] = t->alloc_bytes, k[1] = t->alloc_objects; break;
-	default: k[0] = t->alloc_objects, k[1] = t->alloc_bytes; break;
+	case BY_LIVE_BYTES: k[0] = e->live_bytes, k[1] = e->live_objects, *var = e->var_live_bytes; break;
+	case BY_ALLOC_BYTES: k[0] = e->alloc_bytes, k[1] = e->alloc_objects, *var = e->var_alloc_bytes; break;
+	default: k[0] = e->alloc_objects, k[1] = e->alloc_bytes, *var = e->var_alloc_objects; break;
 	}
 }
 
 static int cmp_site(const void *x, const void *y)
 {
 	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
-	uint64_t ka[2], kb[2];
-	keys(&sort_sites[a], sort_order, ka);
-	keys(&sort_sites[b], sort_order, kb);
+	double ka[2], kb[2], var;
+	keys(&sort_sites[a], sort_order, ka, &var);
+	keys(&sort_sites[b], sort_order, kb, &var);
 	for (int i = 0; i < 2; i++)
 		if (ka[i] != kb[i])
 			return ka[i] > kb[i] ? -1 : 1;
 	return a < b ? -1 : a > b;
+}
+
+/* leak_note says, in sampled mode, what the leak list can miss. */
+static void leak_note(FILE *out, const struct gt_heap *h)
+{
+	char m[32], m3[32], m5[32];
+	uint64_t mean = h->sample_max; /* the largest mean misses the most */
+	gt_human_bytes(mean, m, sizeof m);
+	gt_human_bytes(3 * mean, m3, sizeof m3);
+	gt_human_bytes(5 * mean, m5, sizeof m5);
+	fprintf(out, "  Sampled: a site's leak shows here only if one of its leaked objects was\n"
+		     "  recorded. For L bytes leaked at a site that happens with probability\n"
+		     "  1-exp(-L/%llu), whatever the sizes (n objects of s bytes: 1-(1-p(s))^n):\n"
+		     "  %.0f%% for L = %s, %.0f%% for %s, %.1f%% for %s. A site that leaked\n"
+		     "  much less than %s in all may be missing; GOTRACE_MALLOC=all finds every leak.\n",
+		(ull)mean, 100 * gt_heap_sample_seen((double)mean, mean), m,
+		100 * gt_heap_sample_seen(3.0 * (double)mean, mean), m3,
+		100 * gt_heap_sample_seen(5.0 * (double)mean, mean), m5, m);
 }
 
 /* top_list prints the sites with a nonzero key in `o` order. */
@@ -175,35 +231,69 @@ static void top_list(FILE *out, const struct gt_heap *h, uint32_t *idx, enum ord
 	const struct gt_sites *s = &h->sites;
 	size_t n = 0;
 	for (uint32_t i = 0; i < s->nsites; i++) {
-		uint64_t k[2];
-		keys(&s->sites[i], o, k);
-		if (k[0] || k[1])
+		double k[2], var;
+		keys(&s->sites[i], o, k, &var);
+		if (count(k[0]) || count(k[1]))
 			idx[n++] = i;
 	}
 	sort_sites = s->sites;
 	sort_order = o;
 	qsort(idx, n, sizeof *idx, cmp_site);
 	size_t shown = top && top < n ? top : n;
-	fprintf(out, "\n%s (top %zu of %zu sites)\n", title, shown, n);
+	fprintf(out, "\n%s%s (top %zu of %zu sites)\n", title, sampled(h) ? ", estimated" : "", shown, n);
+	if (o == BY_LIVE_BYTES && sampled(h))
+		leak_note(out, h);
 	if (n == 0) {
 		fprintf(out, "  (none)\n");
 		return;
 	}
-	fprintf(out, "  %12s %10s  %s\n", col1, col2, "allocated by, then the site (leaf first)");
+	if (sampled(h))
+		fprintf(out, "  %12s %10s %6s  %s\n", col1, col2, "s.e.", "allocated by, then the site (leaf first)");
+	else
+		fprintf(out, "  %12s %10s  %s\n", col1, col2, "allocated by, then the site (leaf first)");
 	for (size_t i = 0; i < shown; i++) {
-		const struct gt_hsite *t = &s->sites[idx[i]];
-		uint64_t k[2];
-		keys(t, o, k);
-		char title_buf[FUNC_WIDTH + 80];
+		double k[2], var;
+		keys(&s->sites[idx[i]], o, k, &var);
+		char title_buf[FUNC_WIDTH + 80], err[16];
 		site_title(h, idx[i], title_buf, sizeof title_buf);
-		fprintf(out, "  %12llu %10llu  %s\n", (ull)k[0], (ull)k[1], title_buf);
-		print_frames(out, h, idx[i], "                             ");
+		if (sampled(h))
+			fprintf(out, "  %12llu %10llu %6s  %s\n", count(k[0]), count(k[1]), rel_err(var, k[0], err, sizeof err),
+				title_buf);
+		else
+			fprintf(out, "  %12llu %10llu  %s\n", count(k[0]), count(k[1]), title_buf);
+		print_frames(out, h, idx[i], sampled(h) ? "                                    "
+							 : "                             ");
 	}
+}
+
+/* sampling_note says how the trace was sampled and what the figures are. */
+static void sampling_note(FILE *out, const struct gt_heap *h)
+{
+	char m[32];
+	gt_human_bytes(h->sample_max, m, sizeof m);
+	if (h->sample_min == h->sample_max)
+		fprintf(out, "  Sampled: about one allocation per %s allocated was recorded (mean %llu B).\n",
+			m, (ull)h->sample_max);
+	else
+		fprintf(out, "  Sampled: about one allocation per %llu to %llu bytes allocated was recorded\n"
+			     "  (the mean changed between generations).\n", (ull)h->sample_min, (ull)h->sample_max);
+	if (h->sampled_gens < h->gens)
+		fprintf(out, "  %llu of the %llu generations recorded every allocation.\n",
+			(ull)(h->gens - h->sampled_gens), (ull)h->gens);
+	char mean[32] = "M";
+	if (h->sample_min == h->sample_max)
+		snprintf(mean, sizeof mean, "%llu", (ull)h->sample_max);
+	fprintf(out, "  Every figure below is an estimate: a recorded allocation of s bytes counts\n"
+		     "  1/(1-exp(-s/%s)) objects and s times as many bytes%s. s.e.: the relative\n"
+		     "  standard error of a site's estimate (the truth is within 2 s.e. about 95%%\n"
+		     "  of the time). GOTRACE_MALLOC=all records every allocation (exact figures).\n",
+		mean, h->sample_min == h->sample_max ? "" : " (M: the mean when it was allocated)");
 }
 
 void gt_heap_report(FILE *out, const struct gt_heap *h, const char *name, unsigned top)
 {
 	char a[32], b[32];
+	const struct gt_hest *e = &h->est;
 	fprintf(out, "gotrace heap: %s\n", name);
 	fprintf(out, "  %llu generation%s", (ull)h->gens, h->gens == 1 ? "" : "s");
 	if (h->gens)
@@ -212,20 +302,30 @@ void gt_heap_report(FILE *out, const struct gt_heap *h, const char *name, unsign
 	if (h->events == 0) {
 		fprintf(out, "\nNo heap events in this trace: it was written with GOTRACE_MALLOC=0, by a\n"
 			     "program that allocated nothing while traced, or by a tracer without heap events.\n");
+		if (sampled(h))
+			fprintf(out, "Heap events were sampled (mean %llu B): a program that allocated less than\n"
+				     "that may have none recorded.\n", (ull)h->sample_max);
 		return;
 	}
+	if (sampled(h))
+		sampling_note(out, h);
 
-	fprintf(out, "\n  %-12s %10s %14s\n", "", "objects", "bytes");
-	fprintf(out, "  %-12s %10llu %14llu  (%s)\n", "allocated", (ull)h->alloc_objects, (ull)h->alloc_bytes,
-		gt_human_bytes(h->alloc_bytes, a, sizeof a));
-	fprintf(out, "  %-12s %10llu %14llu  (%s)\n", "freed", (ull)h->free_objects, (ull)h->free_bytes,
-		gt_human_bytes(h->free_bytes, a, sizeof a));
-	fprintf(out, "  %-12s %10llu %14llu  (%s)\n", "live at end", (ull)h->live_objects, (ull)h->live_bytes,
-		gt_human_bytes(h->live_bytes, a, sizeof a));
-	fprintf(out, "  %-12s %10llu %14llu  (%s) at %.6f s\n", "peak live", (ull)h->peak_objects,
-		(ull)h->peak_bytes, gt_human_bytes(h->peak_bytes, b, sizeof b), h->peak_time);
+	double freed_objects = e->alloc_objects - e->live_objects, freed_bytes = e->alloc_bytes - e->live_bytes;
+	fprintf(out, "\n  %-12s %10s %14s%s\n", "", "objects", "bytes", sampled(h) ? "  (estimated)" : "");
+	fprintf(out, "  %-12s %10llu %14llu  (%s)\n", "allocated", count(e->alloc_objects), count(e->alloc_bytes),
+		gt_human_bytes(count(e->alloc_bytes), a, sizeof a));
+	fprintf(out, "  %-12s %10llu %14llu  (%s)\n", "freed", count(freed_objects), count(freed_bytes),
+		gt_human_bytes(count(freed_bytes), a, sizeof a));
+	fprintf(out, "  %-12s %10llu %14llu  (%s)\n", "live at end", count(e->live_objects), count(e->live_bytes),
+		gt_human_bytes(count(e->live_bytes), a, sizeof a));
+	fprintf(out, "  %-12s %10llu %14llu  (%s) at %.6f s\n", "peak live", count(h->peak_objects),
+		count(h->peak_bytes), gt_human_bytes(count(h->peak_bytes), b, sizeof b), h->peak_time);
+	if (sampled(h))
+		fprintf(out, "  %-12s %10llu allocations and %llu frees (%llu objects live at the end)\n", "recorded",
+			(ull)h->alloc_objects, (ull)h->free_objects, (ull)h->live_objects);
 	if (h->have_metric && h->metric_max > 0)
-		fprintf(out, "  HeapAlloc metric (usable sizes, sampled) peaked at %s at %.6f s\n",
+		fprintf(out, "  HeapAlloc metric (%s, at most every 10 ms) peaked at %s at %.6f s\n",
+			sampled(h) ? "estimated" : "usable sizes",
 			gt_human_bytes(h->metric_max, a, sizeof a), h->metric_time);
 	if (h->unknown_frees)
 		fprintf(out, "  %llu frees of objects not allocated in the trace were ignored\n",

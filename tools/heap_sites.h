@@ -30,16 +30,29 @@ struct gt_hframe {
 	uint32_t next;
 };
 
+/* Estimates of a heap's figures from its recorded events: each recorded
+ * allocation of s bytes counts w(s) objects and s·w(s) bytes
+ * (tools/heap_sample.h); w = 1 when every allocation is recorded, and the
+ * estimates are then the exact counts (integers, exact in doubles up to
+ * 2^53). The var_* are estimates of the variances of the estimates (0 when
+ * every allocation is recorded). Freed = alloc - live. */
+struct gt_hest {
+	double alloc_objects, alloc_bytes;
+	double live_objects, live_bytes;
+	double var_alloc_objects, var_alloc_bytes, var_live_bytes;
+};
+
 struct gt_hsite {
 	size_t first;     /* index of the leaf frame's entry in gt_sites.site_frames */
 	uint32_t nframes;
 	uint32_t next;
-	/* What was allocated here. live = alloc - free (objects replaced by a
+	/* What was recorded here. live = alloc - free (objects replaced by a
 	 * later allocation at the same address count as freed). */
 	uint64_t alloc_objects, alloc_bytes;
 	uint64_t free_objects, free_bytes;
 	uint64_t live_objects, live_bytes;
 	uint64_t min_size, max_size; /* of the allocations; valid if alloc_objects > 0 */
+	struct gt_hest est;          /* what was allocated here, estimated */
 };
 
 struct gt_sites {

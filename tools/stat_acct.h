@@ -152,6 +152,7 @@ struct gt_stat {
 	uint64_t heap_events;         /* HeapObjectAlloc/Free */
 	bool have_heap_metric;        /* HeapAlloc seen */
 	uint64_t heap_peak, heap_peak_at;
+	uint64_t heap_sample_bytes;   /* heap events sampled with this mean (tools/heap_sample.h); 0: all recorded */
 	uint64_t anomalies;           /* events that fit no goroutine's state (ignored) */
 	bool have_ident;              /* a gotrace.process string was read (tools/ident.h) */
 	struct gt_ident ident;        /* the first one: the process that wrote the trace */

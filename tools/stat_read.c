@@ -1,6 +1,7 @@
 /* stat_read.c — `gotrace stat` input: generations, their string and stack
  * tables, and the replay of their events merged by time (stat_acct.h). */
 #include "tools/stat_acct.h"
+#include "tools/heap_sample.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -102,6 +103,10 @@ static int read_strings(struct gt_stat *s, const struct gt_rbatch *b)
 		/* The process identity: every generation has it, the first is kept. */
 		if (!s->have_ident && gt_ident_parse(str.data, str.len, &s->ident))
 			s->have_ident = true;
+		/* Sampled heap events: every generation says so, the first is kept. */
+		uint64_t mean;
+		if (!s->heap_sample_bytes && gt_heap_sample_parse(str.data, str.len, &mean))
+			s->heap_sample_bytes = mean;
 		if (gt_grow(&s->g_str, &s->g_cap_str, s->g_nstr + 1, sizeof *s->g_str) ||
 		    gt_grow(&s->g_chars, &s->g_cap_chars, s->g_nchars + str.len + 1, 1))
 			return gt_stat_oom(s);

@@ -499,6 +499,10 @@ int gt_stat_report(FILE *out, const struct gt_stat *s, const char *name, unsigne
 	else if (s->heap_events)
 		fprintf(out, "  heap: %llu heap object events, no HeapAlloc metric (see `gotrace heap`)\n",
 			(ull)s->heap_events);
+	if (s->heap_sample_bytes && (s->have_heap_metric || s->heap_events))
+		fprintf(out, "  heap events sampled: about one allocation per %s allocated recorded (mean %llu B);\n"
+			     "  the HeapAlloc peak is an estimate, `gotrace heap` scales the samples to estimates\n",
+			gt_human_bytes(s->heap_sample_bytes, a, sizeof a), (ull)s->heap_sample_bytes);
 	if (s->anomalies)
 		fprintf(out, "  %llu events did not fit their thread's state and were ignored\n", (ull)s->anomalies);
 	if (rc) {
@@ -704,7 +708,8 @@ int gt_stat_json(FILE *out, const struct gt_stat *s, const char *name, unsigned 
 	fprintf(out, ", \"start_ns\": %llu, \"end_ns\": %llu},\n", (ull)s->t_first, (ull)s->t_last);
 	fprintf(out, "  \"heap\": ");
 	if (s->have_heap_metric || s->heap_events) {
-		fprintf(out, "{\"object_events\": %llu, \"peak_bytes\": ", (ull)s->heap_events);
+		fprintf(out, "{\"object_events\": %llu, \"sample_bytes\": %llu, \"peak_bytes\": ", (ull)s->heap_events,
+			(ull)s->heap_sample_bytes);
 		if (s->have_heap_metric) {
 			fprintf(out, "%llu, \"peak_at\": ", (ull)s->heap_peak);
 			json_sec(out, s->heap_peak_at - t0);

@@ -82,6 +82,14 @@ static int fuzz_heap(struct gt_heap *h, FILE *f)
 	if (h->alloc_objects != h->free_objects + h->live_objects || h->live.n != h->live_objects ||
 	    (failed && h->err[0] == '\0'))
 		abort();
+	/* The estimates: a weight is at least 1, nothing is negative, and no
+	 * live object left means exactly nothing live. */
+	const struct gt_hest *e = &h->est;
+	if (!(e->alloc_objects >= (double)h->alloc_objects) || !(e->live_objects >= 0) || !(e->live_bytes >= 0) ||
+	    !(e->var_live_bytes >= 0) || !(h->peak_bytes >= 0) ||
+	    (h->live_objects == 0 && (e->live_objects != 0 || e->live_bytes != 0)) ||
+	    (h->sampled_gens == 0 && (e->alloc_objects != (double)h->alloc_objects || e->var_alloc_bytes != 0)))
+		abort();
 	return failed;
 }
 
@@ -118,7 +126,8 @@ static int fuzz_one(const uint8_t *data, size_t n)
 		int failed2 = fuzz_heap(h2, f2);
 		if (failed2 != failed || strcmp(h->err, h2->err) != 0 || h->gens != h2->gens ||
 		    h->events != h2->events || h->alloc_bytes != h2->alloc_bytes || h->live_bytes != h2->live_bytes ||
-		    h->peak_bytes != h2->peak_bytes || h->sites.nsites != h2->sites.nsites)
+		    h->peak_bytes != h2->peak_bytes || h->sites.nsites != h2->sites.nsites ||
+		    h->est.alloc_bytes != h2->est.alloc_bytes || h->est.live_bytes != h2->est.live_bytes)
 			abort();
 		gt_heap_free(h2);
 	}

@@ -2,6 +2,8 @@
  *
  *   valid-heap-23, valid-heap-26   two generations of heap events, tables first
  *   valid-heap-tables-last-23      the same with every table after the events
+ *   valid-heap-sampled-26          the same, sampled: mean 1024 in generation 1,
+ *                                  4096 in generation 2 (tools/heap_sample.h)
  *   reader-fixture-23/-26          the reader tests' fixture (CPU samples, an
  *                                  AllocFree batch the heap reader rejects)
  *
@@ -27,10 +29,13 @@ static void save(const char *dir, const char *name, const uint8_t *p, size_t n)
 	}
 }
 
-static void tables(struct hx *t, unsigned g)
+static void tables(struct hx *t, unsigned g, int sampled)
 {
 	static const char *const names[] = { "malloc", "leak_fn", "main", "heap.c" };
+	static const char *const statement[] = { "gotrace.heap sample_bytes=1024", "gotrace.heap sample_bytes=4096" };
 	hx_strings(t, g, 1, names, 4);
+	if (sampled)
+		hx_strings(t, g, 5, &statement[g - 1], 1);
 	struct gt_frame fr[3] = { { 0x1000, 1, 4, 10 }, { 0x2000 + g, 2, 4, 20 }, { 0x3000, 3, 4, 30 } };
 	hx_stack(t, g, g, fr, 3);
 	hx_info(t, g, 0, 8);
@@ -38,7 +43,7 @@ static void tables(struct hx *t, unsigned g)
 	hx_types(t, g, ty, 2);
 }
 
-static size_t heap_trace(int format, int tables_last)
+static size_t heap_trace(int format, int tables_last, int sampled)
 {
 	struct hx t;
 	hx_begin(&t, mem, sizeof mem, format);
@@ -46,7 +51,7 @@ static size_t heap_trace(int format, int tables_last)
 		uint64_t base = g * 100000;
 		hx_sync(&t, g, base);
 		if (!tables_last)
-			tables(&t, g);
+			tables(&t, g, sampled);
 		struct hx_ev ev[] = {
 			{ GT_EV_HEAP_OBJECT_ALLOC, base + 10, 100 + g, 1 },
 			{ GT_EV_HEAP_OBJECT_ALLOC, base + 11, 7, 2 },
@@ -62,7 +67,7 @@ static size_t heap_trace(int format, int tables_last)
 		hx_events(&t, g, 2, other, 2);
 		hx_events(&t, g, 1, ev, sizeof ev / sizeof ev[0]);
 		if (tables_last)
-			tables(&t, g);
+			tables(&t, g, sampled);
 		hx_end_gen(&t);
 	}
 	return t.full ? 0 : t.len;
@@ -71,9 +76,10 @@ static size_t heap_trace(int format, int tables_last)
 int main(int argc, char **argv)
 {
 	const char *dir = argc > 1 ? argv[1] : "test/fuzz/corpus";
-	save(dir, "valid-heap-23", mem, heap_trace(23, 0));
-	save(dir, "valid-heap-26", mem, heap_trace(26, 0));
-	save(dir, "valid-heap-tables-last-23", mem, heap_trace(23, 1));
+	save(dir, "valid-heap-23", mem, heap_trace(23, 0, 0));
+	save(dir, "valid-heap-26", mem, heap_trace(26, 0, 0));
+	save(dir, "valid-heap-tables-last-23", mem, heap_trace(23, 1, 0));
+	save(dir, "valid-heap-sampled-26", mem, heap_trace(26, 0, 1));
 	size_t n = fx_trace(23, 2, mem, sizeof mem);
 	save(dir, "reader-fixture-23", mem, n);
 	n = fx_trace(26, 2, mem, sizeof mem);

@@ -23,7 +23,8 @@ if [ -z "$CLANG" ]; then
 fi
 
 SRC=(test/fuzz/fuzz_reader.c encoder/*.c tools/heap_acct.c tools/heap_map.c tools/heap_sites.c
-     tools/heap_report.c tools/heap_pprof.c tools/pprof.c tools/gzip.c)
+     tools/heap_report.c tools/heap_pprof.c tools/heap_sample.c tools/pprof.c tools/gzip.c
+     tools/replay.c tools/units.c)
 OUT=build/fuzz
 
 build() {

@@ -224,6 +224,13 @@ static void check_leak_and_churn(int format, double t0_off)
 	cr_assert_eq(heap->live_bytes, 30 * LEAK_SIZE);
 	cr_assert_eq(heap->unknown_frees, 0);
 	cr_assert_eq(heap->replaced, 0);
+	/* Every allocation recorded: the estimates are the exact counts. */
+	cr_assert_eq(heap->sampled_gens, 0);
+	cr_assert_eq(heap->est.alloc_objects, heap->alloc_objects);
+	cr_assert_eq(heap->est.alloc_bytes, heap->alloc_bytes);
+	cr_assert_eq(heap->est.live_objects, heap->live_objects);
+	cr_assert_eq(heap->est.live_bytes, heap->live_bytes);
+	cr_assert_eq(heap->est.var_alloc_bytes + heap->est.var_live_bytes + heap->est.var_alloc_objects, 0);
 	/* Peak: every leak of the three generations plus one churn object,
 	 * first reached at the first churn allocation of generation 3. */
 	cr_assert_eq(heap->peak_bytes, 30 * LEAK_SIZE + CHURN_SIZE);

@@ -11,6 +11,7 @@
 #include "tools/heap_map.c"
 #include "tools/heap_pprof.c"
 #include "tools/heap_report.c"
+#include "tools/heap_sample.c"
 #include "tools/heap_sites.c"
 #include "tools/pprof.c"
 #include "tools/replay.c"

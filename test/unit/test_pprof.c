@@ -1,6 +1,7 @@
 /* test_pprof.c — the protobuf/pprof encoder (golden bytes), gzip, and the
  * heap profile of `gotrace heap` decoded back field by field. */
 #include <criterion/criterion.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
@@ -158,6 +159,8 @@ struct prof {
 	struct { int64_t type, unit; } types[8];
 	size_t ntypes;
 	int64_t default_type, period, period_type;
+	int64_t comment[4];
+	size_t ncomments;
 	size_t nsamples, nlocations, nfunctions, nmappings;
 	/* samples: leaf function name, values */
 	struct { uint64_t loc[8]; size_t nloc; int64_t val[4]; size_t nval; int64_t alloc_label; int64_t bytes_label; } s[16];
@@ -191,6 +194,10 @@ static void decode_profile(const uint8_t *buf, size_t len, struct prof *pr)
 			break;
 		}
 		case 12: pr->period = (int64_t)f.v; break;
+		case 13:
+			cr_assert_lt(pr->ncomments, 4);
+			pr->comment[pr->ncomments++] = (int64_t)f.v;
+			break;
 		case 14: pr->default_type = (int64_t)f.v; break;
 		case 3: pr->nmappings++; break;
 		case 2: {
@@ -253,13 +260,15 @@ static uint8_t mem[1 << 16];
 
 /* heap_trace: generation 1 leaks 3 x 48 bytes at leak_fn and allocates and
  * frees 5 x 32 bytes at churn_fn, both called from main. */
-static size_t heap_trace(void)
+static size_t heap_trace_with(const char *statement)
 {
 	struct hx t;
 	hx_begin(&t, mem, sizeof mem, GT_FORMAT_23);
 	hx_sync(&t, 1, 1000);
 	static const char *const names[] = { "malloc", "leak_fn", "churn_fn", "main", "heap.c", "malloc.c" };
 	hx_strings(&t, 1, 1, names, 6);
+	if (statement)
+		hx_strings(&t, 1, 7, &statement, 1);
 	struct gt_frame leak[3] = { { 0x1000, 1, 6, 100 }, { 0x2000, 2, 5, 20 }, { 0x3000, 4, 5, 50 } };
 	struct gt_frame churn[3] = { { 0x1000, 1, 6, 100 }, { 0x2100, 3, 5, 30 }, { 0x3100, 4, 5, 51 } };
 	hx_stack(&t, 1, 1, leak, 3);
@@ -278,6 +287,11 @@ static size_t heap_trace(void)
 	hx_events(&t, 1, 1, ev, n);
 	cr_assert(!t.full);
 	return t.len;
+}
+
+static size_t heap_trace(void)
+{
+	return heap_trace_with(NULL);
 }
 
 Test(pprof, heap_profile_decodes)
@@ -308,6 +322,8 @@ Test(pprof, heap_profile_decodes)
 	cr_assert_str_eq(pr->strings[pr->period_type], "space");
 	cr_assert_eq(pr->period, 1);
 	cr_assert_eq(pr->nmappings, 1);
+	cr_assert_eq(pr->ncomments, 1);
+	cr_assert_str_eq(pr->strings[pr->comment[0]], "gotrace heap: every allocation of the trace, requested sizes");
 
 	/* One sample per site, malloc left out: leak_fn <- main, churn_fn <- main. */
 	cr_assert_eq(pr->nsamples, 2);
@@ -367,6 +383,53 @@ Test(pprof, empty_heap_profile_is_valid)
 	cr_assert_eq(pr->ntypes, 4);
 	cr_assert_eq(pr->nsamples, 0);
 	cr_assert_str_eq(pr->strings[pr->default_type], "inuse_space");
+	for (size_t i = 0; i < pr->nstrings; i++)
+		free(pr->strings[i]);
+	free(pr);
+	gt_pprof_free(&p);
+	gt_heap_free(h);
+	free(h);
+}
+
+Test(pprof, sampled_heap_profile_has_estimates_and_says_so)
+{
+	/* The trace of heap_profile_decodes, sampled with mean 64: values are
+	 * scaled by w(s) = 1/(1-exp(-s/64)) and rounded; the period is the mean
+	 * (as Go's heap profiles carry MemProfileRate); comments say so. */
+	struct gt_heap *h = malloc(sizeof *h);
+	cr_assert_eq(gt_heap_init(h), 0);
+	struct hx t = { .buf = mem, .len = heap_trace_with("gotrace.heap sample_bytes=64") };
+	FILE *f = hx_file(&t);
+	cr_assert_eq(gt_heap_read(h, f), 0, "%s", h->err);
+	fclose(f);
+	struct gt_pprof p;
+	cr_assert_eq(gt_heap_pprof(h, "x.trace", &p), 0);
+	struct prof *pr = calloc(1, sizeof *pr);
+	decode_profile(p.out.buf, p.out.len, pr);
+
+	cr_assert_str_eq(pr->strings[pr->period_type], "space");
+	cr_assert_eq(pr->period, 64);
+	cr_assert_eq(pr->ncomments, 2);
+	const char *c0 = pr->strings[pr->comment[0]], *c1 = pr->strings[pr->comment[1]];
+	cr_assert(strstr(c0, "SAMPLED heap profile, values are ESTIMATES"), "%s", c0);
+	cr_assert(strstr(c0, "mean 64 bytes"), "%s", c0);
+	cr_assert(strstr(c1, "1/(1-exp(-s/mean))"), "%s", c1);
+	cr_assert(strstr(c1, "GOTRACE_MALLOC=all"), "%s", c1);
+
+	double w48 = 1 / (1 - exp(-48.0 / 64)), w32 = 1 / (1 - exp(-32.0 / 64));
+	cr_assert_eq(pr->nsamples, 2);
+	for (size_t i = 0; i < pr->nsamples; i++) {
+		const typeof(pr->s[0]) *s = &pr->s[i];
+		const char *leaf = fn_name_of_loc(pr, s->loc[0]);
+		if (strcmp(leaf, "leak_fn") == 0) {
+			int64_t want[4] = { llround(3 * w48), llround(144 * w48), llround(3 * w48), llround(144 * w48) };
+			cr_assert_arr_eq(s->val, want, sizeof want);
+			cr_assert_eq(s->bytes_label, 48, "the label is the object size, not scaled");
+		} else {
+			int64_t want[4] = { llround(5 * w32), llround(160 * w32), 0, 0 };
+			cr_assert_arr_eq(s->val, want, sizeof want);
+		}
+	}
 	for (size_t i = 0; i < pr->nstrings; i++)
 		free(pr->strings[i]);
 	free(pr);

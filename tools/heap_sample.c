@@ -1,0 +1,77 @@
+/* heap_sample.c — the sampling statement and the weights of sampled heap
+ * events (heap_sample.h). */
+#include "tools/heap_sample.h"
+
+#include <math.h>
+#include <string.h>
+
+/* A mean above this is nonsense (and would lose precision in doubles). */
+#define MAX_MEAN (1ull << 52)
+
+int gt_heap_sample_parse(const void *s, size_t len, uint64_t *mean)
+{
+	const char *p = s, *end = p + len;
+	size_t plen = sizeof GT_HEAP_SAMPLE_PREFIX - 1;
+	if (len < plen || memcmp(p, GT_HEAP_SAMPLE_PREFIX, plen) != 0)
+		return 0;
+	static const char key[] = "sample_bytes=";
+	const size_t klen = sizeof key - 1;
+	for (p += plen; p < end;) {
+		const char *f = p, *sp = memchr(p, ' ', (size_t)(end - p));
+		const char *fend = sp ? sp : end;
+		p = sp ? sp + 1 : end;
+		if ((size_t)(fend - f) <= klen || memcmp(f, key, klen) != 0)
+			continue; /* another field */
+		uint64_t v = 0;
+		for (f += klen; f < fend; f++) {
+			if (*f < '0' || *f > '9')
+				return 0;
+			v = v * 10 + (uint64_t)(*f - '0');
+			if (v > MAX_MEAN)
+				return 0;
+		}
+		*mean = v;
+		return 1;
+	}
+	return 0;
+}
+
+double gt_heap_sample_p(uint64_t size, uint64_t mean)
+{
+	if (mean == 0)
+		return 1;
+	/* -expm1(-x) keeps its precision for small x = size/mean */
+	return -expm1(-(double)size / (double)mean);
+}
+
+double gt_heap_sample_weight(uint64_t size, uint64_t mean)
+{
+	if (mean == 0 || size == 0)
+		return 1;
+	return 1 / gt_heap_sample_p(size, mean);
+}
+
+double gt_heap_sample_var(uint64_t size, uint64_t mean, double x)
+{
+	if (mean == 0 || size == 0)
+		return 0;
+	double p = gt_heap_sample_p(size, mean);
+	return x * x * exp(-(double)size / (double)mean) / (p * p);
+}
+
+double gt_heap_sample_rse(uint64_t size, double n, uint64_t mean)
+{
+	if (mean == 0 || size == 0 || !(n > 0))
+		return 0;
+	double p = gt_heap_sample_p(size, mean);
+	return sqrt(exp(-(double)size / (double)mean) / (n * p));
+}
+
+double gt_heap_sample_seen(double bytes, uint64_t mean)
+{
+	if (mean == 0)
+		return 1;
+	if (!(bytes > 0))
+		return 0;
+	return -expm1(-bytes / (double)mean);
+}
