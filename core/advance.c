@@ -544,6 +544,7 @@ static void advance(int final)
 	sd.main_id = str_id(strings, "main");
 	gt_identity_refresh();
 	str_id(strings, gt.identity); /* which process this is, in every generation */
+	str_id(strings, gt_heap_sample_string); /* sampled heap recording: its mean (docs/heap.md) */
 	gt_idmap_each(&gt.stacks[old & 1].map, dump_stack, &sd);
 	tb_close(&sd.tb);
 

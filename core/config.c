@@ -329,14 +329,27 @@ static int parse_format(struct gt_config *c, const char *s)
 	return 0;
 }
 
+/* parse_malloc: 0/off, 1/all, sample (the default mean) or a mean size
+ * ("64KB"; GT_CONFIG_MALLOC_MIN_BYTES to _MAX_BYTES). */
 static int parse_malloc(struct gt_config *c, const char *s)
 {
-	if (strcmp(s, "1") == 0)
-		c->malloc_events = true;
-	else if (strcmp(s, "0") == 0)
+	uint64_t mean;
+	if (strcmp(s, "0") == 0 || strcmp(s, "off") == 0) {
 		c->malloc_events = false;
-	else
+		c->malloc_sample = 0;
+		return 0;
+	}
+	if (strcmp(s, "1") == 0 || strcmp(s, "all") == 0) {
+		c->malloc_events = true;
+		c->malloc_sample = 0;
+		return 0;
+	}
+	if (strcmp(s, "sample") == 0)
+		mean = GT_CONFIG_MALLOC_DEFAULT_BYTES;
+	else if (parse_size(s, GT_CONFIG_MALLOC_MIN_BYTES, GT_CONFIG_MALLOC_MAX_BYTES, &mean) < 0)
 		return -1;
+	c->malloc_events = true;
+	c->malloc_sample = mean;
 	return 0;
 }
 
@@ -371,9 +384,10 @@ const struct gt_option_desc gt_config_options[GT_OPT_COUNT] = {
 	},
 	[GT_OPT_MALLOC] = {
 		.name = "GOTRACE_MALLOC",
-		.def = "1",
-		.help = "heap events for malloc/free and friends: 1 on, 0 off",
-		.expect = "0 or 1",
+		.def = "sample",
+		.help = "heap events for malloc/free and friends: sample (by bytes, one allocation per 2 KiB on average: "
+			"gotrace heap scales them to estimates), a mean such as 64KB, all (every allocation), or 0/off",
+		.expect = "0, off, 1, all, sample, or a mean size from 128 to 1GB such as 64KB",
 		.parse = parse_malloc,
 	},
 	[GT_OPT_FLIGHT] = {

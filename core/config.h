@@ -36,6 +36,9 @@ enum gt_opt {
 #define GT_CONFIG_FLIGHT_DEFAULT_BYTES (256ull << 20)  /* cap of a window given alone */
 #define GT_CONFIG_BUFFER_MIN_BYTES (1ull << 20)        /* 1 MiB */
 #define GT_CONFIG_BUFFER_MAX_BYTES (64ull << 30)       /* 64 GiB */
+#define GT_CONFIG_MALLOC_MIN_BYTES 128ull            /* mean of sampled heap recording */
+#define GT_CONFIG_MALLOC_MAX_BYTES (1ull << 30)       /* 1 GiB */
+#define GT_CONFIG_MALLOC_DEFAULT_BYTES 2048ull        /* GOTRACE_MALLOC=sample */
 #define GT_CONFIG_LINE_MAX  256                    /* longest warning line, NUL included */
 
 /* gt_config holds every option's effective value. */
@@ -45,6 +48,7 @@ struct gt_config {
 	uint64_t period_ns;          /* generation length */
 	uint32_t format;             /* trace header version: 23 or 26 */
 	bool malloc_events;          /* heap alloc/free events on */
+	uint64_t malloc_sample;      /* mean bytes between samples; 0 = every allocation */
 	uint64_t flight_ns;          /* flight recorder window, 0 = none */
 	uint64_t flight_bytes;       /* flight recorder size cap, 0 = recorder off */
 	int flight_signal;           /* snapshot signal: 10, 12 or 34..64; 0 = none */

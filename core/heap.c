@@ -7,18 +7,29 @@
 #include <link.h>
 #include <errno.h>
 #include <sys/auxv.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "clock.h"
 #include "hash.h"
+#include "heapid.h"
+#include "heapset.h"
 #include "log.h"
 #include "section.h"
 #include "region.h"
+#include "sample.h"
 #include "stack.h"
 
-/* Live bytes (malloc_usable_size) of the objects recorded so far. Frees of
- * objects allocated before tracing began make it undercount, never below 0
- * on the wire. */
+int gt_heap_mode;
+char gt_heap_sample_string[64];
+/* The mean of sampled recording (GT_HEAP_SAMPLE). */
+static uint64_t sample_mean;
+
+/* Live bytes of the objects recorded so far: malloc_usable_size when every
+ * allocation is recorded (frees of objects allocated before tracing began
+ * make it undercount, never below 0 on the wire); when sampled, the
+ * estimate: sum over live sampled objects of size / p(size). */
 static _Alignas(64) _Atomic int64_t live_bytes;
 static _Alignas(64) _Atomic uint64_t metric_ts;
 
@@ -185,37 +196,239 @@ static void metric_write(struct section *s, uint64_t ts, uint64_t last)
 	ev1(s->b, GT_EV_HEAP_ALLOC, ts, live > 0 ? (uint64_t)live : 0);
 }
 
-void gt_heap_alloc(struct gt_thread *t, void *p, size_t size, size_t usable_size, uintptr_t site, uintptr_t ra,
-		   uintptr_t cfa)
+/* announced: gt_announced, errno kept (announcing a thread may make system
+ * calls; the common case is two loads). */
+static inline int announced(struct gt_thread *t)
 {
-	account(t, (int64_t)usable_size);
-	if (gt_announced(t) != 0)
-		return;
+	if (__builtin_expect(t->state == GT_T_RUNNING && t->p != NULL, 1))
+		return 1;
+	int saved = errno;
+	int ok = gt_announced_slow(t) == 0;
+	errno = saved;
+	return ok;
+}
+
+/* write_alloc writes HeapObjectAlloc for p (size requested bytes, its type
+ * at the wrapper's site). 0, or -1 when nothing was written. Preserves
+ * errno (every part that may make a system call saves it itself). */
+static inline __attribute__((always_inline)) int write_alloc(struct gt_thread *t, void *p, size_t size,
+							      uintptr_t site, uintptr_t ra, uintptr_t cfa)
+{
+	if (!announced(t))
+		return -1;
 	struct gt_stack stack;
 	gt_stack_take_at(&stack, site, ra, cfa);
 	uint64_t ts = gt_now();
 	struct section s;
 	if (!gt_section_open(&s, t, ts))
-		return;
+		return -1;
 	uint64_t stk = gt_stack_take_id(t, s.gen, &stack);
 	uint64_t ty = type_id(t, s.gen, size, stk, &stack);
-	ev2(s.b, GT_EV_HEAP_OBJECT_ALLOC, ts, ((uintptr_t)p - GT_HEAP_MIN_ADDR) / GT_HEAP_ALIGN, ty);
+	ev2(s.b, GT_EV_HEAP_OBJECT_ALLOC, ts, gt_heap_id(t->side, (uintptr_t)p), ty);
 	metric(&s, ts);
 	section_close(&s);
+	return 0;
 }
 
-void gt_heap_free(struct gt_thread *t, void *p, size_t usable_size)
+static inline __attribute__((always_inline)) void write_free(struct gt_thread *t, void *p)
 {
-	account(t, -(int64_t)usable_size);
-	if (gt_announced(t) != 0)
+	if (!announced(t))
 		return;
 	uint64_t ts = gt_now();
 	struct section s;
 	if (!gt_section_open(&s, t, ts))
 		return;
-	ev1(s.b, GT_EV_HEAP_OBJECT_FREE, ts, ((uintptr_t)p - GT_HEAP_MIN_ADDR) / GT_HEAP_ALIGN);
+	ev1(s.b, GT_EV_HEAP_OBJECT_FREE, ts, gt_heap_id(t->side, (uintptr_t)p));
 	metric(&s, ts);
 	section_close(&s);
+}
+
+static inline int recording(void)
+{
+	return atomic_load_explicit(&gt.on, memory_order_relaxed);
+}
+
+/* sample_take: p (size bytes) is a sample: into the set, then its event.
+ * Not in the set when it could not be written (its free must not be). */
+static __attribute__((noinline)) void sample_take(struct gt_thread *t, void *p, size_t size, uintptr_t site,
+						  uintptr_t ra, uintptr_t cfa)
+{
+	if (gt_heapset_insert(p, size, 0) != 0)
+		return;
+	uint64_t w = gt_sample_weight(size, sample_mean);
+	account(t, (int64_t)w);
+	if (write_alloc(t, p, size, site, ra, cfa) != 0) {
+		uint64_t was;
+		gt_heapset_remove(p, &was, 0);
+		account(t, -(int64_t)w);
+	}
+}
+
+/* countdown_other: gt_heap_countdown in every mode but GT_HEAP_ALL. */
+static __attribute__((noinline)) void countdown_other(struct gt_thread *t, void *p, size_t size, uintptr_t site,
+						      uintptr_t ra, uintptr_t cfa)
+{
+	int saved = errno;
+	switch (gt_heap_mode) {
+	case GT_HEAP_SAMPLE:
+		if (__builtin_expect(!t->heap_rng, 0)) {
+			/* The first allocation the thread counts: its generator
+			 * is seeded from its goroutine id, so a deterministic
+			 * program samples the same allocations run after run
+			 * (ids are given in creation order). The countdown
+			 * starts at this allocation. */
+			if (!recording() || gt_announced(t) != 0) {
+				t->heap_left = sample_mean;
+				break;
+			}
+			t->heap_rng = gt_sample_seed(t->g);
+			t->heap_left = gt_sample_interval(&t->heap_rng, sample_mean) - (uint64_t)size;
+			if ((int64_t)t->heap_left >= 0)
+				break;
+		}
+		/* The next interval starts after this allocation (memoryless:
+		 * where the count stood inside it does not matter). */
+		t->heap_left = gt_sample_interval(&t->heap_rng, sample_mean);
+		if (p && recording())
+			sample_take(t, p, size, site, ra, cfa);
+		break;
+	case GT_HEAP_OFF:
+		t->heap_left = INT64_MAX;
+		break;
+	default: /* not configured yet: ask again next time */
+		t->heap_left = 0;
+		break;
+	}
+	errno = saved;
+}
+
+static inline __attribute__((always_inline)) void countdown(struct gt_thread *t, void *p, size_t size,
+							     uintptr_t site, uintptr_t ra, uintptr_t cfa)
+{
+	if (__builtin_expect(gt_heap_mode == GT_HEAP_ALL, 1)) {
+		t->heap_left = (uint64_t)-1; /* the next one too, even of 0 bytes */
+		if (__builtin_expect(p && recording(), 1)) {
+			account(t, (int64_t)gt_malloc_usable(p));
+			write_alloc(t, p, size, site, ra, cfa);
+		}
+		return;
+	}
+	countdown_other(t, p, size, site, ra, cfa);
+}
+
+void gt_heap_countdown(struct gt_thread *t, void *p, size_t size, uintptr_t site, uintptr_t ra, uintptr_t cfa)
+{
+	countdown(t, p, size, site, ra, cfa);
+}
+
+void *gt_heap_alloc_slow(void *p, size_t size, uintptr_t site, uintptr_t ra, uintptr_t cfa)
+{
+	struct gt_thread *t = &gt_self;
+	t->inside++;
+	countdown(t, p, size, site, ra, cfa);
+	t->inside--;
+	return p;
+}
+
+void gt_heap_free_all(struct gt_thread *t, void *p)
+{
+	if (__builtin_expect(!recording(), 0))
+		return;
+	account(t, -(int64_t)gt_malloc_usable(p));
+	write_free(t, p);
+}
+
+void gt_heap_freeing(struct gt_thread *t, void *p, int nested)
+{
+	int saved = errno;
+	if (gt_heap_mode == GT_HEAP_ALL) {
+		if (!nested && recording()) {
+			account(t, -(int64_t)gt_malloc_usable(p));
+			write_free(t, p);
+		}
+	} else {
+		uint64_t size;
+		if (gt_heapset_remove(p, &size, nested) && !nested && recording()) {
+			account(t, -(int64_t)gt_sample_weight(size, sample_mean));
+			write_free(t, p);
+		}
+	}
+	errno = saved;
+}
+
+uint64_t gt_heap_realloc_freeing(struct gt_thread *t, void *p, int nested)
+{
+	int saved = errno;
+	uint64_t token = 0;
+	if (gt_heap_mode == GT_HEAP_ALL) {
+		if (!nested && recording()) {
+			size_t was = gt_malloc_usable(p);
+			account(t, -(int64_t)was);
+			write_free(t, p);
+			token = (uint64_t)was + 1;
+		}
+	} else {
+		uint64_t size;
+		if (gt_heapset_remove(p, &size, nested) && !nested && recording()) {
+			account(t, -(int64_t)gt_sample_weight(size, sample_mean));
+			write_free(t, p);
+			token = size + 1;
+		}
+	}
+	errno = saved;
+	return token;
+}
+
+void gt_heap_realloc_failed(struct gt_thread *t, void *p, uint64_t token, uintptr_t site, uintptr_t ra,
+			    uintptr_t cfa)
+{
+	if (!token || !recording())
+		return;
+	int saved = errno;
+	if (gt_heap_mode == GT_HEAP_ALL) {
+		account(t, (int64_t)(token - 1));
+		write_alloc(t, p, token - 1, site, ra, cfa);
+	} else {
+		sample_take(t, p, token - 1, site, ra, cfa);
+	}
+	errno = saved;
+}
+
+static void fork_prepare(void)
+{
+	gt_heapset_prepare();
+}
+
+static void fork_parent(void)
+{
+	gt_heapset_parent();
+}
+
+/* The child's trace starts with no live object (core/fork.c). */
+static void fork_child(void)
+{
+	gt_heapset_child();
+	gt_heapid_after_fork();
+	atomic_store_explicit(&live_bytes, 0, memory_order_relaxed);
+	atomic_store_explicit(&metric_ts, 0, memory_order_relaxed);
+}
+
+void gt_heap_configure(int events, uint64_t sample_bytes)
+{
+	if (!events) {
+		gt_heap_mode = GT_HEAP_OFF;
+		return;
+	}
+	pthread_atfork(fork_prepare, fork_parent, fork_child);
+	if (!sample_bytes) {
+		gt_heapset_fill(); /* every free is recorded */
+		gt_heap_mode = GT_HEAP_ALL;
+		return;
+	}
+	sample_mean = sample_bytes;
+	snprintf(gt_heap_sample_string, sizeof gt_heap_sample_string, "gotrace.heap sample_bytes=%llu",
+		 (unsigned long long)sample_bytes);
+	gt_heap_mode = GT_HEAP_SAMPLE;
 }
 
 void gt_heap_check_allocator(int later_image)

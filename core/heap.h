@@ -1,5 +1,15 @@
 /* heap.h — heap events (AllocFree experiment, docs/heap.md): what the malloc
- * wrappers call after an allocation and before a free. */
+ * wrappers (interpose/malloc.c) call when there is something to record.
+ *
+ * Which allocations are recorded (GOTRACE_MALLOC): none, all, or a sample
+ * by bytes (core/sample.h). Every mode runs the same fast path in the
+ * wrappers: after the real call, a thread not inside the tracer subtracts
+ * the requested size from its countdown gt_self.heap_left and goes to
+ * gt_heap_countdown only when it went below zero. The modes differ in what
+ * that countdown is: every allocation ends below zero (all), one every ~M
+ * bytes (sample), practically never (off: INT64_MAX). Frees go to the
+ * recording path only when core/heapset.h's filter says the object may be
+ * a recorded one (all: every object). */
 #ifndef GT_HEAP_H
 #define GT_HEAP_H
 
@@ -8,30 +18,72 @@
 
 #include "emit.h"
 
-/* Object ids: (address - GT_HEAP_MIN_ADDR) / GT_HEAP_ALIGN. */
+/* The info batch's min_addr and align: object ids are not addresses
+ * (core/heapid.h), but id * GT_HEAP_ALIGN + GT_HEAP_MIN_ADDR is a unique
+ * key per address, which is what readers use. */
 #define GT_HEAP_MIN_ADDR 0
 #define GT_HEAP_ALIGN 8
 /* The HeapAlloc metric is written at most this often. */
 #define GT_HEAP_METRIC_NS 10000000ull
 
-/* gt_heap_enter: like gt_enter, and heap events are on (GOTRACE_MALLOC). */
-static inline struct gt_thread *gt_heap_enter(void)
+enum gt_heap_mode {
+	GT_HEAP_UNSET = 0, /* before the constructor read GOTRACE_MALLOC */
+	GT_HEAP_OFF,
+	GT_HEAP_ALL,
+	GT_HEAP_SAMPLE,
+};
+
+extern int gt_heap_mode __attribute__((visibility("hidden")));
+
+/* "gotrace.heap sample_bytes=<M>" when sampled, else "": every generation's
+ * string table holds it (core/advance.c). */
+extern char gt_heap_sample_string[64] __attribute__((visibility("hidden")));
+
+/* gt_heap_configure: from the constructor, GOTRACE_MALLOC's values
+ * (core/config.h: events, and the mean, 0 = every allocation). */
+void gt_heap_configure(int events, uint64_t sample_bytes);
+
+/* gt_heap_countdown: the allocation p (NULL: it failed) of size requested
+ * bytes took t->heap_left below zero. Records it when the mode says so
+ * and draws the next countdown. site: the allocation function; ra, cfa:
+ * its return address and CFA (GT_RA, GT_CFA in the wrapper: the
+ * remembered stack's key). pre: t == &gt_self, t->inside raised once by
+ * the caller (it was 0 at the wrapper). Preserves errno. */
+void gt_heap_countdown(struct gt_thread *t, void *p, size_t size, uintptr_t site, uintptr_t ra, uintptr_t cfa);
+
+/* gt_heap_alloc_slow: gt_heap_countdown for the wrappers' fast halves: t is
+ * the calling thread, whose `inside` was 0 at the wrapper; raises it
+ * around the work. Returns p. */
+void *gt_heap_alloc_slow(void *p, size_t size, uintptr_t site, uintptr_t ra, uintptr_t cfa);
+
+/* gt_heap_free_all: every allocation is recorded (GT_HEAP_ALL) and p is
+ * about to be freed by a thread that was not inside the tracer (its
+ * `inside` raised by the caller). Preserves errno. */
+void gt_heap_free_all(struct gt_thread *t, void *p);
+
+/* gt_heap_freeing: p, which the filter says may be recorded, is about to
+ * be freed. nested: t->inside was not 0 at the wrapper (the tracer's own
+ * call, a signal handler inside one, a thread past its end): nothing is
+ * written then, but a sampled object still leaves the set. pre: t->inside
+ * raised by the caller. Preserves errno. */
+void gt_heap_freeing(struct gt_thread *t, void *p, int nested);
+
+/* gt_heap_realloc_freeing / _failed: realloc's halves when the old object
+ * may be recorded: the free of p before the real call (returns a token
+ * for _failed), and, when the real call failed and p is still there,
+ * p recorded again. Same pre as gt_heap_freeing. */
+uint64_t gt_heap_realloc_freeing(struct gt_thread *t, void *p, int nested);
+void gt_heap_realloc_failed(struct gt_thread *t, void *p, uint64_t token, uintptr_t site, uintptr_t ra,
+			    uintptr_t cfa);
+
+/* gt_malloc_usable: malloc_usable_size of the real allocator (set by
+ * interpose/malloc.c once it found it; 0 without one). */
+extern size_t (*gt_real_usable)(void *) __attribute__((visibility("hidden")));
+static inline size_t gt_malloc_usable(void *p)
 {
-	struct gt_thread *t = gt_enter();
-	return t && gt.malloc_events ? t : NULL;
+	size_t (*f)(void *) = gt_real_usable;
+	return f ? f(p) : 0;
 }
-
-/* gt_heap_alloc and gt_heap_free: pre: the caller raised t->inside once
- * (interpose/malloc.c holds it raised across the real allocator call). */
-
-/* gt_heap_alloc: p (usable_size bytes) was allocated for size bytes by the
- * allocation function at site, called from return address ra with CFA cfa
- * (GT_RA, GT_CFA in the wrapper: the remembered stack's key). */
-void gt_heap_alloc(struct gt_thread *t, void *p, size_t size, size_t usable_size, uintptr_t site, uintptr_t ra,
-		   uintptr_t cfa);
-
-/* gt_heap_free: p (usable_size bytes) is about to be freed. */
-void gt_heap_free(struct gt_thread *t, void *p, size_t usable_size);
 
 /* gt_heap_check_allocator: at start, say in one line when another
  * allocator's malloc comes before ours (heap events cannot be recorded):

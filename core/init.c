@@ -145,6 +145,7 @@ __attribute__((constructor)) static void gt_init(int argc, char **argv, char **e
 	gt.period_ns = cfg.period_ns;
 	gt.format = (int)cfg.format;
 	gt.malloc_events = cfg.malloc_events;
+	gt_heap_configure(cfg.malloc_events, cfg.malloc_sample);
 	gt.flight_ns = cfg.flight_ns;
 	gt.flight_bytes = cfg.flight_bytes;
 	gt.flight_signal = cfg.flight_signal;

@@ -95,6 +95,12 @@ struct gt_side {
 	uint32_t bindings;   /* the last binding number handed out */
 	struct gt_type_local types;
 	struct gt_typelog *typelog[2]; /* per generation parity (core/typetab.h) */
+	/* Heap object ids (core/heapid.h): the thread's last two address
+	 * regions (key = region + 1, 0: none) and their base ids. Valid for
+	 * the whole process, so a pooled side area keeps them. */
+	struct {
+		uint64_t key[2], base[2];
+	} heapid;
 	/* (hash, generation) -> stack id (core/stack.h, gt_stack_id). */
 	struct gt_stack_cache_entry stack_cache[GT_STACK_CACHE];
 	/* The frames of the stack being captured (struct gt_stack): captures
@@ -118,6 +124,14 @@ struct gt_thread {
 	 * leave the tracer's state consistent, so a generation switch may run
 	 * on the thread (core/inline.h) while only these are raised. */
 	int quiet;
+
+	/* Heap recording (core/heap.h): bytes the thread may still allocate
+	 * before its next recorded allocation (the allocation that takes it
+	 * below zero is recorded), and its random generator for sampled
+	 * recording (0: not seeded yet). Next to `inside`: the malloc
+	 * wrappers read all three. */
+	uint64_t heap_left;
+	uint64_t heap_rng;
 
 	/* Seqlock of the write section: odd while writing. The flusher waits
 	 * for it to move before it takes the thread's chunks. */

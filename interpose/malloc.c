@@ -3,7 +3,15 @@
  * The real functions are the next definitions after this library (glibc's,
  * or an allocator the program loads, such as jemalloc). Looking them up with
  * dlsym may itself allocate; until they are known, allocations come from a
- * static bootstrap arena, whose blocks are never passed to the real free. */
+ * static bootstrap arena, whose blocks are never passed to the real free.
+ *
+ * Every wrapper is a fast half that records nothing (core/heap.h says when
+ * there is something to record): an allocation makes the real call with
+ * the thread's `inside` raised, then counts its size down from
+ * gt_self.heap_left (about 10 instructions); a free asks the filter of
+ * core/heapset.h (one load), then makes the real call with `inside`
+ * raised. Only a countdown below zero or a filter hit goes to an
+ * out-of-line slow half. */
 #include <dlfcn.h>
 #include <errno.h>
 #include <malloc.h>
@@ -14,6 +22,7 @@
 #include <unistd.h>
 
 #include "../core/heap.h"
+#include "../core/heapset.h"
 #include "interpose.h"
 
 static struct {
@@ -37,7 +46,9 @@ static struct {
 static _Alignas(64) unsigned char arena[ARENA_SIZE];
 static _Atomic size_t arena_used;
 
-/* Each block: a 16-byte header holding its size, then the (zeroed) data. */
+/* Each block: a 16-byte header holding its size, then the (zeroed) data.
+ * Its address is marked in the free filter (core/heapset.h), so its free
+ * takes the slow half, which recognizes it. */
 static void *arena_alloc(size_t n, size_t align)
 {
 	if (align < 16)
@@ -48,6 +59,7 @@ static void *arena_alloc(size_t n, size_t align)
 		return NULL;
 	uintptr_t p = ((uintptr_t)arena + at + 16 + align - 1) & ~(uintptr_t)(align - 1);
 	((size_t *)p)[-1] = n;
+	gt_heapset_mark((void *)p);
 	return (void *)p;
 }
 
@@ -56,15 +68,63 @@ static int in_arena(const void *p)
 	return (const unsigned char *)p >= arena && (const unsigned char *)p < arena + ARENA_SIZE;
 }
 
-static _Atomic int resolving;
+/* --- the real functions ----------------------------------------------------- */
 
-/* resolve fills `real`; 0 while another thread (or dlsym itself) is at it. */
+/* The wrappers call through these pointers without a check: each starts at
+ * a stub that resolves every real function (or serves the arena while
+ * that is under way) and then points at the real one. */
+static void *malloc_first(size_t n);
+static void *calloc_first(size_t n, size_t size);
+static void *realloc_first(void *p, size_t n);
+static void free_first(void *p);
+static int posix_memalign_first(void **out, size_t align, size_t n);
+static void *aligned_alloc_first(size_t align, size_t n);
+static void *memalign_first(size_t align, size_t n);
+static void *valloc_first(size_t n);
+static void *pvalloc_first(size_t n);
+static void free_sized_first(void *p, size_t n);
+static void free_aligned_sized_first(void *p, size_t align, size_t n);
+
+static void *(*malloc_fn)(size_t) = malloc_first;
+static void *(*calloc_fn)(size_t, size_t) = calloc_first;
+static void *(*realloc_fn)(void *, size_t) = realloc_first;
+static void (*free_fn)(void *) = free_first;
+static int (*posix_memalign_fn)(void **, size_t, size_t) = posix_memalign_first;
+static void *(*aligned_alloc_fn)(size_t, size_t) = aligned_alloc_first;
+static void *(*memalign_fn)(size_t, size_t) = memalign_first;
+static void *(*valloc_fn)(size_t) = valloc_first;
+static void *(*pvalloc_fn)(size_t) = pvalloc_first;
+static void (*free_sized_fn)(void *, size_t) = free_sized_first;
+static void (*free_aligned_sized_fn)(void *, size_t, size_t) = free_aligned_sized_first;
+
+/* An allocator without free_sized / free_aligned_sized (glibc < 2.39). */
+static void free_sized_plain(void *p, size_t n)
+{
+	(void)n;
+	real.free(p);
+}
+
+static void free_aligned_sized_plain(void *p, size_t align, size_t n)
+{
+	(void)align;
+	(void)n;
+	real.free(p);
+}
+
+static _Atomic int resolving;
+static _Atomic int resolved;
+
+#define SET(fn, v) __atomic_store_n(&fn, v, __ATOMIC_RELEASE)
+
+/* resolve fills `real` and the pointers; 0 while another thread (or dlsym
+ * itself) is at it. */
 static int resolve(void)
 {
-	if (__atomic_load_n(&real.malloc, __ATOMIC_ACQUIRE))
+	if (atomic_load_explicit(&resolved, memory_order_acquire))
 		return 1;
 	if (atomic_exchange(&resolving, 1))
 		return 0;
+	real.malloc = dlsym(RTLD_NEXT, "malloc");
 	real.calloc = dlsym(RTLD_NEXT, "calloc");
 	real.realloc = dlsym(RTLD_NEXT, "realloc");
 	real.free = dlsym(RTLD_NEXT, "free");
@@ -76,123 +136,39 @@ static int resolve(void)
 	real.free_sized = dlsym(RTLD_NEXT, "free_sized");
 	real.free_aligned_sized = dlsym(RTLD_NEXT, "free_aligned_sized");
 	real.usable = dlsym(RTLD_NEXT, "malloc_usable_size");
-	__atomic_store_n(&real.malloc, dlsym(RTLD_NEXT, "malloc"), __ATOMIC_RELEASE);
+	gt_real_usable = real.usable;
 	if (!real.malloc || !real.free || !real.calloc || !real.realloc) {
 		static const char msg[] = "gotrace: cannot find the real malloc/free\n";
 		(void)!write(2, msg, sizeof msg - 1);
 		abort();
 	}
+	SET(malloc_fn, real.malloc);
+	SET(calloc_fn, real.calloc);
+	SET(realloc_fn, real.realloc);
+	SET(free_fn, real.free);
+	SET(posix_memalign_fn, real.posix_memalign);
+	SET(aligned_alloc_fn, real.aligned_alloc);
+	SET(memalign_fn, real.memalign);
+	SET(valloc_fn, real.valloc);
+	SET(pvalloc_fn, real.pvalloc);
+	SET(free_sized_fn, real.free_sized ? real.free_sized : free_sized_plain);
+	SET(free_aligned_sized_fn, real.free_aligned_sized ? real.free_aligned_sized : free_aligned_sized_plain);
+	atomic_store_explicit(&resolved, 1, memory_order_release);
 	return 1;
 }
 
-static size_t usable(void *p)
+static void *malloc_first(size_t n)
 {
-	return real.usable ? real.usable(p) : 0;
+	return resolve() ? real.malloc(n) : arena_alloc(n, 16);
 }
 
-/* --- recording ------------------------------------------------------------ */
-
-/* Every real allocator call runs with the thread's `inside` raised, traced
- * or passing through (a thread past its end, the tracer's own calls): a
- * signal handler that interrupts it must neither record (its calls pass
- * through) nor switch a generation on this thread (the switch allocates:
- * core/inline.h). enter() raises it and says whether to record. */
-static inline struct gt_thread *enter(int *rec)
+static void *calloc_first(size_t n, size_t size)
 {
-	struct gt_thread *t = &gt_self;
-	*rec = t->inside == 0 && atomic_load_explicit(&gt.on, memory_order_relaxed) && gt.malloc_events;
-	t->inside++;
-	return t;
-}
-
-static inline void leave(struct gt_thread *t)
-{
-	t->inside--;
-}
-
-/* allocated records p (when rec) and leaves; site, ra, cfa: the wrapper,
- * its return address and CFA (GT_ALLOCATED passes them). */
-static void *allocated(struct gt_thread *t, int rec, void *p, size_t size, uintptr_t site, uintptr_t ra,
-		       uintptr_t cfa)
-{
-	if (rec && p)
-		gt_heap_alloc(t, p, size, usable(p), site, ra, cfa);
-	leave(t);
-	return p;
-}
-#define GT_ALLOCATED(t, rec, p, size, fn) allocated((t), (rec), (p), (size), GT_FN(fn), GT_RA(), GT_CFA())
-
-/* freeing records the free of p before the real call (the thread stays
- * raised until leave() after it). */
-static struct gt_thread *freeing(void *p)
-{
-	int rec;
-	struct gt_thread *t = enter(&rec);
-	if (rec)
-		gt_heap_free(t, p, usable(p));
-	return t;
-}
-
-/* --- the wrappers ----------------------------------------------------------- */
-
-GT_EXPORT void *malloc(size_t n)
-{
-	if (!real.malloc && !resolve())
-		return arena_alloc(n, 16);
-	int rec;
-	struct gt_thread *t = enter(&rec);
-	return GT_ALLOCATED(t, rec, real.malloc(n), n, malloc);
-}
-
-GT_EXPORT void *calloc(size_t n, size_t size)
-{
-	if (!real.malloc && !resolve()) {
-		if (size && n > SIZE_MAX / size)
-			return NULL;
-		return arena_alloc(n * size, 16); /* static memory: already zero */
-	}
-	int rec;
-	struct gt_thread *t = enter(&rec);
-	return GT_ALLOCATED(t, rec, real.calloc(n, size), n * size, calloc);
-}
-
-GT_EXPORT void free(void *p)
-{
-	if (!p || in_arena(p))
-		return;
-	if (!real.malloc)
-		resolve();
-	struct gt_thread *t = freeing(p);
-	real.free(p);
-	leave(t);
-}
-
-GT_EXPORT void free_sized(void *p, size_t n)
-{
-	if (!p || in_arena(p))
-		return;
-	if (!real.malloc)
-		resolve();
-	struct gt_thread *t = freeing(p);
-	if (real.free_sized)
-		real.free_sized(p, n);
-	else
-		real.free(p);
-	leave(t);
-}
-
-GT_EXPORT void free_aligned_sized(void *p, size_t align, size_t n)
-{
-	if (!p || in_arena(p))
-		return;
-	if (!real.malloc)
-		resolve();
-	struct gt_thread *t = freeing(p);
-	if (real.free_aligned_sized)
-		real.free_aligned_sized(p, align, n);
-	else
-		real.free(p);
-	leave(t);
+	if (resolve())
+		return real.calloc(n, size);
+	if (size && n > SIZE_MAX / size)
+		return NULL;
+	return arena_alloc(n * size, 16); /* static memory: already zero */
 }
 
 static void *arena_realloc(void *p, size_t n)
@@ -204,41 +180,247 @@ static void *arena_realloc(void *p, size_t n)
 	return q;
 }
 
-/* realloc: the old object is freed (recorded before the call, so its
- * address cannot be reused first) and the new one allocated. On failure the
- * old object is still there and is recorded again. */
-static void *realloc_at(void *p, size_t n, void *(*call)(void *, size_t, size_t), size_t count, uintptr_t site,
-			uintptr_t ra, uintptr_t cfa)
+static void *realloc_first(void *p, size_t n)
 {
-	int rec;
-	struct gt_thread *t = enter(&rec);
-	size_t was = 0;
-	if (rec && p) {
-		was = usable(p);
-		gt_heap_free(t, p, was);
-	}
-	void *q = call(p, count, n);
-	if (rec && q)
-		gt_heap_alloc(t, q, count * n, usable(q), site, ra, cfa);
-	else if (rec && p && count * n != 0)
-		gt_heap_alloc(t, p, was, was, site, ra, cfa);
-	leave(t);
-	return q;
+	if (resolve())
+		return real.realloc(p, n);
+	return p ? arena_realloc(p, n) : arena_alloc(n, 16);
 }
 
-static void *call_realloc(void *p, size_t count, size_t n)
+static void free_first(void *p)
 {
-	(void)count;
-	return real.realloc(p, n);
+	if (resolve())
+		real.free(p);
+	/* else: a block from before this library, freed while dlsym runs:
+	 * kept */
+}
+
+static int posix_memalign_first(void **out, size_t align, size_t n)
+{
+	if (resolve())
+		return real.posix_memalign(out, align, n);
+	void *p = arena_alloc(n, align);
+	if (!p)
+		return ENOMEM;
+	*out = p;
+	return 0;
+}
+
+static void *aligned_alloc_first(size_t align, size_t n)
+{
+	return resolve() ? real.aligned_alloc(align, n) : arena_alloc(n, align);
+}
+
+static void *memalign_first(size_t align, size_t n)
+{
+	return resolve() ? real.memalign(align, n) : arena_alloc(n, align);
+}
+
+static void *valloc_first(size_t n)
+{
+	return resolve() ? real.valloc(n) : arena_alloc(n, 4096);
+}
+
+static void *pvalloc_first(size_t n)
+{
+	return resolve() ? real.pvalloc(n) : arena_alloc(n, 4096);
+}
+
+static void free_sized_first(void *p, size_t n)
+{
+	if (resolve())
+		free_sized_fn(p, n);
+}
+
+static void free_aligned_sized_first(void *p, size_t align, size_t n)
+{
+	if (resolve())
+		free_aligned_sized_fn(p, align, n);
+}
+
+size_t (*gt_real_usable)(void *);
+
+/* --- the halves --------------------------------------------------------------- */
+
+/* Every real allocator call runs with the thread's `inside` raised, traced
+ * or passing through (a thread past its end, the tracer's own calls): a
+ * signal handler that interrupts it must neither record (its calls pass
+ * through) nor switch a generation on this thread (the switch allocates:
+ * core/inline.h). */
+
+/* The allocation functions, for the slow half: its own address is the
+ * stack's leaf frame (GT_FN: found once, outside the fast half). */
+enum alloc_fn { A_MALLOC, A_CALLOC, A_REALLOC, A_POSIX_MEMALIGN, A_ALIGNED_ALLOC, A_MEMALIGN, A_VALLOC, A_PVALLOC };
+
+/* site_fill: sites[f] found (GT_FN), or the raw address while too early. */
+static uintptr_t sites[A_PVALLOC + 1];
+
+static __attribute__((noinline)) uintptr_t site_fill(enum alloc_fn f)
+{
+	uintptr_t a;
+	switch (f) {
+	case A_MALLOC: a = GT_FN(malloc); break;
+	case A_CALLOC: a = GT_FN(calloc); break;
+	case A_REALLOC: a = GT_FN(realloc); break;
+	case A_POSIX_MEMALIGN: a = GT_FN(posix_memalign); break;
+	case A_ALIGNED_ALLOC: a = GT_FN(aligned_alloc); break;
+	case A_MEMALIGN: a = GT_FN(memalign); break;
+	case A_VALLOC: a = GT_FN(valloc); break;
+	default: a = GT_FN(pvalloc); break;
+	}
+	if (a >= gt.self_lo && a < gt.self_hi)
+		__atomic_store_n(&sites[f], a, __ATOMIC_RELAXED);
+	return a;
+}
+
+static GT_SLOW void *alloc_slow_first(void *p, size_t size, enum alloc_fn f, uintptr_t ra, uintptr_t cfa)
+{
+	return gt_heap_alloc_slow(p, size, site_fill(f), ra, cfa);
+}
+
+/* alloc_slow: the countdown went below zero at allocation p (core/heap.h):
+ * a jump to the recording function once the wrapper's address is known. */
+static GT_SLOW void *alloc_slow(void *p, size_t size, enum alloc_fn f, uintptr_t ra, uintptr_t cfa)
+{
+	uintptr_t a = __atomic_load_n(&sites[f], __ATOMIC_RELAXED);
+	if (__builtin_expect(a == 0, 0))
+		return alloc_slow_first(p, size, f, ra, cfa);
+	return gt_heap_alloc_slow(p, size, a, ra, cfa);
+}
+
+/* ALLOC(call, size, f): the fast half of allocation function f (enum alloc_fn):
+ * p = call with `inside` raised, then the countdown of a thread that was
+ * not inside the tracer (`inside` back at 0: raising and lowering it is
+ * balanced, signal handlers included); returns p from the wrapper. A
+ * macro: GT_RA and GT_CFA must be the exported wrapper's. */
+#define ALLOC(call, size, fn)                                                                       \
+	do {                                                                                        \
+		struct gt_thread *t_ = &gt_self;                                                    \
+		t_->inside++;                                                                       \
+		void *p_ = call;                                                                    \
+		if (__builtin_expect(--t_->inside == 0, 1) &&                                       \
+		    __builtin_expect((int64_t)(t_->heap_left -= (size)) < 0, 0))                    \
+			return alloc_slow(p_, (size), (fn), GT_RA(), GT_CFA());                     \
+		return p_;                                                                          \
+	} while (0)
+
+enum free_kind { FREE_PLAIN, FREE_SIZED, FREE_ALIGNED_SIZED };
+
+/* free_slow: the filter says p may be recorded, or is an arena block. */
+static GT_SLOW void free_slow(void *p, enum free_kind kind, size_t a, size_t b)
+{
+	if (!p || in_arena(p))
+		return;
+	struct gt_thread *t = &gt_self;
+	int in = t->inside++;
+	if (__builtin_expect(gt_heap_mode == GT_HEAP_ALL, 1)) {
+		if (!in)
+			gt_heap_free_all(t, p);
+	} else {
+		gt_heap_freeing(t, p, in != 0);
+	}
+	if (kind == FREE_PLAIN)
+		free_fn(p);
+	else if (kind == FREE_SIZED)
+		free_sized_fn(p, a);
+	else
+		free_aligned_sized_fn(p, a, b);
+	t->inside--;
+}
+
+/* --- the wrappers ----------------------------------------------------------- */
+
+GT_EXPORT void *malloc(size_t n)
+{
+	ALLOC(malloc_fn(n), n, A_MALLOC);
+}
+
+GT_EXPORT void *calloc(size_t n, size_t size)
+{
+	ALLOC(calloc_fn(n, size), n * size, A_CALLOC);
+}
+
+/* free_plain_slow: free_slow for free itself, the common case. */
+static GT_SLOW void free_plain_slow(void *p)
+{
+	if (!p || in_arena(p))
+		return;
+	struct gt_thread *t = &gt_self;
+	int in = t->inside++;
+	if (__builtin_expect(gt_heap_mode == GT_HEAP_ALL, 1)) {
+		if (!in)
+			gt_heap_free_all(t, p);
+	} else {
+		gt_heap_freeing(t, p, in != 0);
+	}
+	free_fn(p);
+	t->inside--;
+}
+
+GT_EXPORT void free(void *p)
+{
+	if (__builtin_expect(gt_heapset_maybe(p), 0)) {
+		free_plain_slow(p);
+		return;
+	}
+	struct gt_thread *t = &gt_self;
+	t->inside++;
+	free_fn(p);
+	t->inside--;
+}
+
+GT_EXPORT void free_sized(void *p, size_t n)
+{
+	if (__builtin_expect(gt_heapset_maybe(p), 0)) {
+		free_slow(p, FREE_SIZED, n, 0);
+		return;
+	}
+	struct gt_thread *t = &gt_self;
+	t->inside++;
+	free_sized_fn(p, n);
+	t->inside--;
+}
+
+GT_EXPORT void free_aligned_sized(void *p, size_t align, size_t n)
+{
+	if (__builtin_expect(gt_heapset_maybe(p), 0)) {
+		free_slow(p, FREE_ALIGNED_SIZED, align, n);
+		return;
+	}
+	struct gt_thread *t = &gt_self;
+	t->inside++;
+	free_aligned_sized_fn(p, align, n);
+	t->inside--;
+}
+
+/* realloc_slow: the old object may be recorded (or p is NULL and the
+ * filter's first counter is set, or an arena block). realloc is the free
+ * of the old object (recorded before the call, so its address cannot be
+ * reused first) and the allocation of the new one, counted down like any
+ * other. On failure the old object is still there and is recorded again. */
+static GT_SLOW void *realloc_slow(void *p, size_t n, uintptr_t ra, uintptr_t cfa)
+{
+	if (p && in_arena(p))
+		return arena_realloc(p, n);
+	struct gt_thread *t = &gt_self;
+	int in = t->inside++;
+	uint64_t token = p ? gt_heap_realloc_freeing(t, p, in != 0) : 0;
+	void *q = realloc_fn(p, n);
+	if (!in) {
+		if ((int64_t)(t->heap_left -= n) < 0)
+			gt_heap_countdown(t, q, n, GT_FN(realloc), ra, cfa);
+		if (!q && p && n)
+			gt_heap_realloc_failed(t, p, token, GT_FN(realloc), ra, cfa);
+	}
+	t->inside--;
+	return q;
 }
 
 GT_EXPORT void *realloc(void *p, size_t n)
 {
-	if (!real.malloc && !resolve())
-		return p && in_arena(p) ? arena_realloc(p, n) : arena_alloc(n, 16);
-	if (p && in_arena(p))
-		return arena_realloc(p, n);
-	return realloc_at(p, n, call_realloc, 1, GT_FN(realloc), GT_RA(), GT_CFA());
+	if (__builtin_expect(gt_heapset_maybe(p), 0))
+		return realloc_slow(p, n, GT_RA(), GT_CFA());
+	ALLOC(realloc_fn(p, n), n, A_REALLOC);
 }
 
 /* glibc's reallocarray calls realloc through the PLT, that is, our realloc:
@@ -254,54 +436,32 @@ GT_EXPORT void *reallocarray(void *p, size_t count, size_t n)
 
 GT_EXPORT int posix_memalign(void **out, size_t align, size_t n)
 {
-	if (!real.malloc && !resolve()) {
-		void *p = arena_alloc(n, align);
-		if (!p)
-			return ENOMEM;
-		*out = p;
-		return 0;
-	}
-	int rec;
-	struct gt_thread *t = enter(&rec);
-	int r = real.posix_memalign(out, align, n);
-	GT_ALLOCATED(t, rec, r == 0 ? *out : NULL, n, posix_memalign);
+	struct gt_thread *t = &gt_self;
+	t->inside++;
+	int r = posix_memalign_fn(out, align, n);
+	if (__builtin_expect(--t->inside == 0, 1) && __builtin_expect((int64_t)(t->heap_left -= n) < 0, 0))
+		alloc_slow(r == 0 ? *out : NULL, n, A_POSIX_MEMALIGN, GT_RA(), GT_CFA());
 	return r;
 }
 
 GT_EXPORT void *aligned_alloc(size_t align, size_t n)
 {
-	if (!real.malloc && !resolve())
-		return arena_alloc(n, align);
-	int rec;
-	struct gt_thread *t = enter(&rec);
-	return GT_ALLOCATED(t, rec, real.aligned_alloc(align, n), n, aligned_alloc);
+	ALLOC(aligned_alloc_fn(align, n), n, A_ALIGNED_ALLOC);
 }
 
 GT_EXPORT void *memalign(size_t align, size_t n)
 {
-	if (!real.malloc && !resolve())
-		return arena_alloc(n, align);
-	int rec;
-	struct gt_thread *t = enter(&rec);
-	return GT_ALLOCATED(t, rec, real.memalign(align, n), n, memalign);
+	ALLOC(memalign_fn(align, n), n, A_MEMALIGN);
 }
 
 GT_EXPORT void *valloc(size_t n)
 {
-	if (!real.malloc && !resolve())
-		return arena_alloc(n, 4096);
-	int rec;
-	struct gt_thread *t = enter(&rec);
-	return GT_ALLOCATED(t, rec, real.valloc(n), n, valloc);
+	ALLOC(valloc_fn(n), n, A_VALLOC);
 }
 
 GT_EXPORT void *pvalloc(size_t n)
 {
-	if (!real.malloc && !resolve())
-		return arena_alloc(n, 4096);
-	int rec;
-	struct gt_thread *t = enter(&rec);
-	return GT_ALLOCATED(t, rec, real.pvalloc(n), n, pvalloc);
+	ALLOC(pvalloc_fn(n), n, A_PVALLOC);
 }
 
 GT_EXPORT size_t malloc_usable_size(void *p)
@@ -310,7 +470,7 @@ GT_EXPORT size_t malloc_usable_size(void *p)
 		return 0;
 	if (in_arena(p))
 		return ((size_t *)p)[-1];
-	if (!real.malloc)
-		resolve();
-	return usable(p);
+	if (!resolve())
+		return 0;
+	return gt_malloc_usable(p);
 }

@@ -120,7 +120,7 @@ class _Format26Checks:
             self.require_tools()
             wall0, mono0 = time.time(), time.monotonic()
             run = gtlib.run_traced([self.binary()], gtlib.trace_path(self.name(), period),
-                                   env_extra=FORMAT_26, period=period, timeout=self.TIMEOUT)
+                                   env_extra=dict(FORMAT_26, **self.ENV), period=period, timeout=self.TIMEOUT)
             run.window = (wall0, time.time(), mono0, time.monotonic())
             return run
         return self.cached(("traced", period), go)
@@ -254,6 +254,7 @@ class _Format26Checks:
                                     "too few %s events; %s" % (name, self.where(run)))
 
     MIN_HEAP_EVENTS = {}
+    ENV = {}   # more tracer variables for the traced run
 
     def period_check_truncated_copy_reports_incomplete_generation(self, period):
         """Cut just before the last EndOfGeneration byte: Go 1.27 says the
@@ -331,6 +332,7 @@ class HeapLeak26Test(_Format26Checks, gtlib.TracedTestCase):
     EXTRA = ("-fno-builtin",)
     MIN_GENERATIONS_5MS = 2     # a 15 ms pause half-way through the churn
     MIN_HEAP_EVENTS = {"HeapObjectAlloc": 5100, "HeapObjectFree": 5000}
+    ENV = {"GOTRACE_MALLOC": "all"}   # the counts above are of every allocation
 
     def period_check_gotrace_heap_reads_it(self, period):
         run = self.checked(period)

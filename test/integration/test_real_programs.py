@@ -872,7 +872,10 @@ class MallocAddressTest(gtlib.TracedTestCase):
         plain = gtlib.run_plain(argv, timeout=60, stdin=stdin, binary=True)
         self.assertEqual(plain.returncode, 0, plain.describe())
         self.require_tools()
-        run = gtlib.run_traced(argv, gtlib.trace_path(name), timeout=120, stdin=stdin, binary=True)
+        # every allocation (the counts below); sampled recording has the
+        # same wrappers
+        run = gtlib.run_traced(argv, gtlib.trace_path(name), timeout=120, stdin=stdin, binary=True,
+                               env_extra={"GOTRACE_MALLOC": "all"})
         self.assertEqual((run.returncode, run.stdout == plain.stdout), (0, True), run.describe())
         gtlib.validate(run.trace)
         allocs = heap_alloc_count(run.trace)

@@ -507,6 +507,10 @@ class SmallStackTest(_SafetyCase):
     def test_min_stack_thread_survives_traced_at_untraced_depth_minus_2_malloc_0(self):
         self.small_stack({"GOTRACE_MALLOC": "0"})
 
+    def test_min_stack_thread_survives_traced_at_untraced_depth_minus_2_malloc_all(self):
+        # every allocation recorded: the deepest allocation unwinds for sure
+        self.small_stack({"GOTRACE_MALLOC": "all"})
+
 
 # --------------------------------------------------------------------------
 # Problem 8: output paths

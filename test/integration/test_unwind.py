@@ -56,7 +56,10 @@ class UnwindTest(unittest.TestCase):
 
     def traced(self, args, name, env=None, timeout=120):
         path = gtlib.trace_path("unwind-" + name)
-        run = gtlib.run_traced([self.zoo] + args, path, env_extra=env, timeout=timeout)
+        # every allocation recorded: each one unwinds (through code without
+        # CFI, in signal handlers), not one in a sample
+        run = gtlib.run_traced([self.zoo] + args, path, env_extra=dict({"GOTRACE_MALLOC": "all"}, **(env or {})),
+                               timeout=timeout)
         self.assertEqual(run.returncode, 0, run.describe())
         gtlib.validate(path)
         return run
@@ -89,7 +92,8 @@ class UnwindTest(unittest.TestCase):
             if mode == "untraced":
                 run = gtlib.run_plain(argv, timeout=180)
             else:
-                run = gtlib.run_traced(argv, gtlib.trace_path("unwind-strace"), timeout=180)
+                run = gtlib.run_traced(argv, gtlib.trace_path("unwind-strace"), timeout=180,
+                                       env_extra={"GOTRACE_MALLOC": "all"})  # a stack per allocation
             self.assertEqual(run.returncode, 0, run.describe())
             runs[mode] = (strace_counts(out, run.stdout), out)
         plain, traced = runs["untraced"][0], runs["traced"][0]

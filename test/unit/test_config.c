@@ -56,6 +56,7 @@ static void assert_defaults(const struct gt_config *c)
 	cr_assert_eq(c->period_ns, 1000000000ull);
 	cr_assert_eq(c->format, 23);
 	cr_assert_eq(c->malloc_events, true);
+	cr_assert_eq(c->malloc_sample, 2048);
 	cr_assert_eq(c->flight_ns, 0);
 	cr_assert_eq(c->flight_bytes, 0);
 	cr_assert_eq(c->flight_signal, 12);
@@ -153,10 +154,22 @@ Test(config, format_and_malloc_valid)
 	cr_assert_eq(c.format, 26);
 	cr_assert_eq(load_one(&c, "GOTRACE_FORMAT", "23"), 0);
 	cr_assert_eq(c.format, 23);
-	cr_assert_eq(load_one(&c, "GOTRACE_MALLOC", "0"), 0);
-	cr_assert_eq(c.malloc_events, false);
-	cr_assert_eq(load_one(&c, "GOTRACE_MALLOC", "1"), 0);
-	cr_assert_eq(c.malloc_events, true);
+	static const struct {
+		const char *s;
+		bool events;
+		uint64_t sample;
+	} ok[] = {
+		{ "0", false, 0 },        { "off", false, 0 },          { "1", true, 0 },
+		{ "all", true, 0 },       { "sample", true, 2048 },     { "64KB", true, 64 << 10 },
+		{ "1MB", true, 1 << 20 }, { "128", true, 128 },         { "4k", true, 4096 },
+		{ "1GB", true, 1 << 30 }, { "0.5MiB", true, 512 << 10 },
+	};
+	for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+		cr_assert_eq(load_one(&c, "GOTRACE_MALLOC", ok[i].s), 0, "%s: %s", ok[i].s, warn_last);
+		cr_assert_eq(c.malloc_events, ok[i].events, "%s", ok[i].s);
+		cr_assert_eq(c.malloc_sample, ok[i].sample, "%s gave %llu", ok[i].s,
+			     (unsigned long long)c.malloc_sample);
+	}
 }
 
 /* Every bad form: exactly one line, naming the variable and the value, the
@@ -265,6 +278,10 @@ Test(config, invalid_values_warn_once_and_keep_default)
 		{ "GOTRACE_FORMAT", "go1.23" },
 		{ "GOTRACE_MALLOC", "yes" },
 		{ "GOTRACE_MALLOC", "2" },
+		{ "GOTRACE_MALLOC", "127" },  /* below the smallest mean */
+		{ "GOTRACE_MALLOC", "2GB" },  /* above the largest */
+		{ "GOTRACE_MALLOC", "Sample" },
+		{ "GOTRACE_MALLOC", "-64KB" },
 		{ "GOTRACE_FLIGHT_SIGNAL", "PIPE" },
 		{ "GOTRACE_FLIGHT_SIGNAL", "0" },
 		{ "GOTRACE_CLOCK", "tsc" },
