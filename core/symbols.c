@@ -34,6 +34,7 @@
 #include "symbols.h"
 
 #include "hash.h"
+#include "radix.h"
 #include "symfile.h"
 
 #include <dlfcn.h>
@@ -349,6 +350,10 @@ static uint32_t fn_rank(const GElf_Sym *sym, const char *name)
 	       (uint32_t)exported << 10 | (255 - under) << 1 | (uint32_t)(bind != STB_WEAK);
 }
 
+/* fn_rank's value fits in FN_RANK_BITS bits. */
+#define FN_RANK_BITS 13
+#define FN_RANK_MASK ((1u << FN_RANK_BITS) - 1)
+
 static int fn_cmp(const void *a, const void *b)
 {
 	const struct sym_fn *x = a, *y = b;
@@ -357,6 +362,56 @@ static int fn_cmp(const void *a, const void *b)
 	if (x->rank != y->rank)
 		return x->rank > y->rank ? -1 : 1; /* best alias first */
 	return x->ndx < y->ndx ? -1 : x->ndx > y->ndx;
+}
+
+/* sort_fns sorts fn[0..n) as fn_cmp orders them and keeps the best alias
+ * of each address, in place; it returns how many are kept, or SIZE_MAX
+ * (fn untouched) without memory for the keys. The key is the address above
+ * the lowest one, then the rank inverted (best first); a stable sort keeps
+ * equal ranks in symbol-table order, as fn_cmp's ndx does. */
+static size_t sort_fns(struct sym_fn *fn, size_t n)
+{
+	if (n == 0)
+		return 0;
+	uint64_t lo = UINT64_MAX, hi = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (fn[i].addr < lo)
+			lo = fn[i].addr;
+		if (fn[i].addr > hi)
+			hi = fn[i].addr;
+	}
+	unsigned bits = FN_RANK_BITS;
+	while (bits < 64 && ((hi - lo) >> (bits - FN_RANK_BITS)) != 0)
+		bits++;
+	if (bits >= 64 || n > UINT32_MAX)
+		return SIZE_MAX;
+	struct gt_sortkey *keys = malloc(2 * n * sizeof *keys);
+	if (!keys)
+		return SIZE_MAX;
+	for (size_t i = 0; i < n; i++)
+		keys[i] = (struct gt_sortkey){ (fn[i].addr - lo) << FN_RANK_BITS |
+						       (FN_RANK_MASK - (fn[i].rank & FN_RANK_MASK)),
+					       (uint32_t)i };
+	gt_radix_sort(keys, keys + n, n, bits);
+	/* Gather the best alias of each address aside, then copy back: fn[] is
+	 * read in key order while the kept entries are written. */
+	struct sym_fn *best = malloc(n * sizeof *best);
+	if (!best) {
+		free(keys);
+		return SIZE_MAX;
+	}
+	size_t k = 0;
+	uint64_t last = 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct sym_fn *f = &fn[keys[i].index];
+		if (k == 0 || f->addr != last)
+			best[k++] = *f;
+		last = f->addr;
+	}
+	memcpy(fn, best, k * sizeof *fn);
+	free(best);
+	free(keys);
+	return k;
 }
 
 /* syms_build fills mi->fn from the module's symbol table (.symtab, else
@@ -386,11 +441,14 @@ static void syms_build(struct mod_info *mi, Dwfl_Module *mod)
 			continue;
 		fn[n++] = (struct sym_fn){ addr, sym.st_size, name, fn_rank(&sym, name), (uint32_t)i };
 	}
-	qsort(fn, n, sizeof *fn, fn_cmp);
-	size_t k = 0; /* keep the best alias of each address */
-	for (size_t i = 0; i < n; i++)
-		if (k == 0 || fn[k - 1].addr != fn[i].addr)
-			fn[k++] = fn[i];
+	size_t k = sort_fns(fn, n);
+	if (k == SIZE_MAX) { /* no memory for the radix sort's keys */
+		qsort(fn, n, sizeof *fn, fn_cmp);
+		k = 0; /* keep the best alias of each address */
+		for (size_t i = 0; i < n; i++)
+			if (k == 0 || fn[k - 1].addr != fn[i].addr)
+				fn[k++] = fn[i];
+	}
 	mi->fn = fn;
 	mi->nfn = k;
 }
