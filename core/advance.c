@@ -22,6 +22,7 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -641,6 +642,21 @@ void gt_advance(int final)
 		gt_modules_refresh(); /* the unwinder's module table (core/modules.h); not in a handler */
 	gt_lock(&gt.advance_lock);
 	gt_advance_locked(final ? GT_ADV_FINAL : GT_ADV_NEXT);
+	gt_unlock(&gt.advance_lock);
+}
+
+void gt_advance_warm(void)
+{
+	if (getpid() != gt.pid || !gt_trylock(&gt.advance_lock))
+		return;
+	if (!gt.finished) {
+		if (!symbolizer)
+			symbolizer = gt_sym_open();
+		uintptr_t entry = getauxval(AT_ENTRY);
+		struct gt_sym_frame f[16];
+		if (symbolizer && entry)
+			gt_sym_lookup(symbolizer, entry, false, f, 16);
+	}
 	gt_unlock(&gt.advance_lock);
 }
 
