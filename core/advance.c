@@ -22,6 +22,7 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -335,6 +336,28 @@ static uint64_t str_id(struct gt_strtab *st, const char *s)
 	return s && *s ? gt_strtab_put(st, s, strlen(s)) : 0;
 }
 
+/* The symbolizer's names are interned (one pointer per distinct string, for
+ * as long as it lives), so the stack dump keeps the string id of each name
+ * pointer it has seen this generation: a deep stack repeats the same few
+ * hundred names thousands of times, and hashing each one again cost more
+ * than the symbolization (node: 20 M instructions at exit). Used under
+ * gt.advance_lock only; emptied at each dump. */
+#define NAME_IDS 4096
+static struct name_id {
+	const char *name;
+	uint64_t id;
+} name_ids[NAME_IDS];
+
+static uint64_t name_id(struct gt_strtab *st, const char *s)
+{
+	if (!s || !*s)
+		return 0;
+	struct name_id *e = &name_ids[((uintptr_t)s >> 3) * 0x9e3779b97f4a7c15ull >> 52];
+	if (e->name != s)
+		*e = (struct name_id){ s, str_id(st, s) };
+	return e->id;
+}
+
 static void dump_stack(void *ctx, const struct gt_idmap_entry *e)
 {
 	struct stack_dump *d = ctx;
@@ -361,8 +384,8 @@ static void dump_stack(void *ctx, const struct gt_idmap_entry *e)
 		if (i == 0 && k > 1)
 			j = k - 1;
 		for (; j < k && nf < GT_MAX_FRAMES; j++)
-			frames[nf++] = (struct gt_frame){ sf[j].pc, str_id(d->strings, sf[j].func),
-							  str_id(d->strings, sf[j].file), sf[j].line };
+			frames[nf++] = (struct gt_frame){ sf[j].pc, name_id(d->strings, sf[j].func),
+							  name_id(d->strings, sf[j].file), sf[j].line };
 	}
 	if (nf == 0)
 		return;
@@ -545,6 +568,7 @@ static void advance(int final)
 	gt_identity_refresh();
 	str_id(strings, gt.identity); /* which process this is, in every generation */
 	str_id(strings, gt_heap_sample_string); /* sampled heap recording: its mean (docs/heap.md) */
+	memset(name_ids, 0, sizeof name_ids); /* ids are this generation's */
 	gt_idmap_each(&gt.stacks[old & 1].map, dump_stack, &sd);
 	tb_close(&sd.tb);
 
@@ -618,6 +642,21 @@ void gt_advance(int final)
 		gt_modules_refresh(); /* the unwinder's module table (core/modules.h); not in a handler */
 	gt_lock(&gt.advance_lock);
 	gt_advance_locked(final ? GT_ADV_FINAL : GT_ADV_NEXT);
+	gt_unlock(&gt.advance_lock);
+}
+
+void gt_advance_warm(void)
+{
+	if (getpid() != gt.pid || !gt_trylock(&gt.advance_lock))
+		return;
+	if (!gt.finished) {
+		if (!symbolizer)
+			symbolizer = gt_sym_open();
+		uintptr_t entry = getauxval(AT_ENTRY);
+		struct gt_sym_frame f[16];
+		if (symbolizer && entry)
+			gt_sym_lookup(symbolizer, entry, false, f, 16);
+	}
 	gt_unlock(&gt.advance_lock);
 }
 

@@ -16,6 +16,14 @@ void gt_advance(int final);
  * snapshot file (core/flight.h). */
 void gt_advance_snapshot(void);
 
+/* gt_advance_warm readies the symbolizer for the program's own executable
+ * (the module of AT_ENTRY: a table of ~100,000 symbols in node or a JVM
+ * launcher's libjvm-sized programs) while the program runs, so that the
+ * first generation switch — at exit, for a short program — does not wait
+ * for it. The flusher calls it once when it starts; it does nothing if a
+ * switch is in progress. */
+void gt_advance_warm(void);
+
 /* What a switch does: end the generation; end it and write nothing after
  * (exit, death, exec); end it and write a flight-recorder snapshot. */
 enum { GT_ADV_NEXT, GT_ADV_FINAL, GT_ADV_SNAPSHOT };

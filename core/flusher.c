@@ -79,6 +79,7 @@ static void *flusher_main(void *arg)
 	gt_sink_hold();
 	atomic_store(&ready, 1);
 	gt_futex_wake(&ready, INT32_MAX);
+	gt_advance_warm(); /* the symbol table of the program's own code, now */
 	uint64_t next = gt_advance_next_due();
 	while (!atomic_load(&stop)) {
 		int w = atomic_load(&wake_word);

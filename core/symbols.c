@@ -34,6 +34,7 @@
 #include "symbols.h"
 
 #include "hash.h"
+#include "radix.h"
 #include "symfile.h"
 
 #include <dlfcn.h>
@@ -336,17 +337,24 @@ static struct mod_info *mod_info_of(Dwfl_Module *mod)
 /* fn_rank orders aliases at one address: sized over sizeless, functions
  * over untyped labels, exported (global or weak) over local, fewer leading
  * underscores (getpid over __getpid), then global over weak. In glibc that
- * picks the public name over its __ twin and the hidden __GI_ alias. */
-static uint32_t fn_rank(const GElf_Sym *sym, const char *name)
+ * picks the public name over its __ twin and the hidden __GI_ alias.
+ * fn_rank_base is all of it but the underscores, which need the name:
+ * fn_rank_named adds them, only where aliases share an address. */
+static uint32_t fn_rank_base(const GElf_Sym *sym)
 {
-	uint32_t under = 0;
-	while (name[under] == '_' && under < 255)
-		under++;
 	int bind = GELF_ST_BIND(sym->st_info);
 	bool exported = bind == STB_GLOBAL || bind == STB_WEAK || bind == STB_GNU_UNIQUE;
 	return (uint32_t)(sym->st_size > 0) << 12 |
 	       (uint32_t)(GELF_ST_TYPE(sym->st_info) != STT_NOTYPE) << 11 |
-	       (uint32_t)exported << 10 | (255 - under) << 1 | (uint32_t)(bind != STB_WEAK);
+	       (uint32_t)exported << 10 | (uint32_t)(bind != STB_WEAK);
+}
+
+static uint32_t fn_rank_named(uint32_t base, const char *name)
+{
+	uint32_t under = 0;
+	while (name[under] == '_' && under < 255)
+		under++;
+	return base | (255 - under) << 1;
 }
 
 static int fn_cmp(const void *a, const void *b)
@@ -359,20 +367,152 @@ static int fn_cmp(const void *a, const void *b)
 	return x->ndx < y->ndx ? -1 : x->ndx > y->ndx;
 }
 
+/* sort_fns sorts fn[0..n) by address and keeps the best alias of each
+ * address (fn_cmp's order: highest rank, then first in the symbol table),
+ * in place; it returns how many are kept, or SIZE_MAX (fn untouched)
+ * without memory. fn[i].rank holds fn_rank_base on entry; names are read
+ * only where aliases share an address. */
+static size_t sort_fns(struct sym_fn *fn, size_t n)
+{
+	if (n == 0)
+		return 0;
+	uint64_t lo = UINT64_MAX, hi = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (fn[i].addr < lo)
+			lo = fn[i].addr;
+		if (fn[i].addr > hi)
+			hi = fn[i].addr;
+	}
+	unsigned bits = 1;
+	while (bits < 64 && ((hi - lo) >> bits) != 0)
+		bits++;
+	if (n > UINT32_MAX)
+		return SIZE_MAX;
+	struct gt_sortkey *keys = malloc(2 * n * sizeof *keys);
+	struct sym_fn *best = malloc(n * sizeof *best);
+	if (!keys || !best) {
+		free(keys);
+		free(best);
+		return SIZE_MAX;
+	}
+	for (size_t i = 0; i < n; i++)
+		keys[i] = (struct gt_sortkey){ fn[i].addr - lo, (uint32_t)i };
+	gt_radix_sort(keys, keys + n, n, bits); /* stable: aliases stay in table order */
+	size_t k = 0;
+	for (size_t i = 0; i < n;) {
+		size_t j = i + 1;
+		while (j < n && keys[j].key == keys[i].key)
+			j++;
+		const struct sym_fn *win = &fn[keys[i].index];
+		if (j - i > 1) { /* aliases: the best rank, the first of equals */
+			uint32_t top = fn_rank_named(win->rank, win->name);
+			for (size_t m = i + 1; m < j; m++) {
+				const struct sym_fn *f = &fn[keys[m].index];
+				uint32_t r = fn_rank_named(f->rank, f->name);
+				if (r > top) {
+					top = r;
+					win = f;
+				}
+			}
+		}
+		best[k++] = *win;
+		i = j;
+	}
+	memcpy(fn, best, k * sizeof *fn);
+	free(best);
+	free(keys);
+	return k;
+}
+
+/* raw_symbols reads the function symbols of the module's own file straight
+ * from its ELF symbol table (.symtab, else .dynsym) into fn (room for the
+ * table's size): no per-symbol library call and no name read, which for
+ * node's 110,000 symbols was most of a generation's symbolization. Returns
+ * the count, or -1 when libdwfl must do it (no table, a minidebuginfo
+ * table beside .dynsym, extended section indexes, a foreign layout). */
+static long raw_symbols(Dwfl_Module *mod, struct sym_fn **out)
+{
+	GElf_Addr bias;
+	Elf *e = dwfl_module_getelf(mod, &bias);
+	size_t shnum;
+	if (!e || gelf_getclass(e) != ELFCLASS64 || elf_getshdrnum(e, &shnum) != 0 || shnum > 65535)
+		return -1;
+	uint8_t alloc[65536 / 8] = { 0 };
+	Elf_Scn *tab = NULL, *dyn = NULL;
+	bool minidebug = false;
+	size_t shstrndx;
+	if (elf_getshdrstrndx(e, &shstrndx) != 0)
+		return -1;
+	for (Elf_Scn *scn = elf_nextscn(e, NULL); scn; scn = elf_nextscn(e, scn)) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh))
+			return -1;
+		size_t ndx = elf_ndxscn(scn);
+		if (sh.sh_flags & SHF_ALLOC)
+			alloc[ndx / 8] |= (uint8_t)(1u << (ndx % 8));
+		if (sh.sh_type == SHT_SYMTAB)
+			tab = scn;
+		else if (sh.sh_type == SHT_DYNSYM)
+			dyn = scn;
+		else if (sh.sh_type == SHT_SYMTAB_SHNDX)
+			return -1;
+		const char *nm = elf_strptr(e, shstrndx, sh.sh_name);
+		if (nm && strcmp(nm, ".gnu_debugdata") == 0)
+			minidebug = true;
+	}
+	if (!tab && (!dyn || minidebug))
+		return -1;
+	Elf_Scn *scn = tab ? tab : dyn;
+	GElf_Shdr sh;
+	Elf_Data *d = elf_getdata(scn, NULL);
+	if (!gelf_getshdr(scn, &sh) || !d || d->d_type != ELF_T_SYM || !d->d_buf)
+		return -1;
+	Elf_Scn *strscn = elf_getscn(e, sh.sh_link);
+	Elf_Data *sd = strscn ? elf_getdata(strscn, NULL) : NULL;
+	if (!sd || !sd->d_buf || sd->d_size == 0)
+		return -1;
+	const Elf64_Sym *sym = d->d_buf;
+	size_t nsym = d->d_size / sizeof *sym;
+	const char *str = sd->d_buf;
+	struct sym_fn *fn = malloc((nsym ? nsym : 1) * sizeof *fn);
+	if (!fn)
+		return -1;
+	size_t n = 0;
+	for (size_t i = 1; i < nsym; i++) {
+		const Elf64_Sym *y = &sym[i];
+		int type = ELF64_ST_TYPE(y->st_info);
+		if (type != STT_FUNC && type != STT_GNU_IFUNC && type != STT_NOTYPE)
+			continue;
+		unsigned shndx = y->st_shndx;
+		if (shndx == SHN_UNDEF || shndx >= SHN_LORESERVE || !(alloc[shndx / 8] & (1u << (shndx % 8))))
+			continue;
+		if (y->st_name == 0 || y->st_name >= sd->d_size || str[y->st_name] == 0)
+			continue;
+		GElf_Sym g = { .st_info = y->st_info, .st_size = y->st_size };
+		fn[n++] = (struct sym_fn){ y->st_value + bias, y->st_size, str + y->st_name, fn_rank_base(&g),
+					   (uint32_t)i };
+	}
+	*out = fn;
+	return (long)n;
+}
+
 /* syms_build fills mi->fn from the module's symbol table (.symtab, else
- * .dynsym, plus any minidebuginfo symbols: what libdwfl offers). */
+ * .dynsym): read raw when it can be (raw_symbols), else through libdwfl
+ * (which adds minidebuginfo symbols). */
 static void syms_build(struct mod_info *mi, Dwfl_Module *mod)
 {
 	mi->syms_built = true;
-	int nsyms = dwfl_module_getsymtab(mod);
-	if (nsyms <= 1)
-		return;
-	struct sym_fn *fn = malloc((size_t)nsyms * sizeof *fn);
-	if (!fn) {
-		mi->syms_oom = true;
-		return;
+	struct sym_fn *fn = NULL;
+	long raw = raw_symbols(mod, &fn);
+	size_t n = raw > 0 ? (size_t)raw : 0;
+	int nsyms = raw >= 0 ? 0 : dwfl_module_getsymtab(mod);
+	if (raw < 0 && nsyms > 1) {
+		fn = malloc((size_t)nsyms * sizeof *fn);
+		if (!fn) {
+			mi->syms_oom = true;
+			return;
+		}
 	}
-	size_t n = 0;
 	for (int i = 1; i < nsyms; i++) {
 		GElf_Sym sym;
 		GElf_Addr addr;
@@ -384,13 +524,22 @@ static void syms_build(struct mod_info *mi, Dwfl_Module *mod)
 		int type = GELF_ST_TYPE(sym.st_info);
 		if (type != STT_FUNC && type != STT_GNU_IFUNC && type != STT_NOTYPE)
 			continue;
-		fn[n++] = (struct sym_fn){ addr, sym.st_size, name, fn_rank(&sym, name), (uint32_t)i };
+		fn[n++] = (struct sym_fn){ addr, sym.st_size, name, fn_rank_base(&sym), (uint32_t)i };
 	}
-	qsort(fn, n, sizeof *fn, fn_cmp);
-	size_t k = 0; /* keep the best alias of each address */
-	for (size_t i = 0; i < n; i++)
-		if (k == 0 || fn[k - 1].addr != fn[i].addr)
-			fn[k++] = fn[i];
+	if (n == 0) {
+		free(fn);
+		return;
+	}
+	size_t k = sort_fns(fn, n);
+	if (k == SIZE_MAX) { /* no memory for the radix sort's keys */
+		for (size_t i = 0; i < n; i++)
+			fn[i].rank = fn_rank_named(fn[i].rank, fn[i].name);
+		qsort(fn, n, sizeof *fn, fn_cmp);
+		k = 0; /* keep the best alias of each address */
+		for (size_t i = 0; i < n; i++)
+			if (k == 0 || fn[k - 1].addr != fn[i].addr)
+				fn[k++] = fn[i];
+	}
 	mi->fn = fn;
 	mi->nfn = k;
 }
