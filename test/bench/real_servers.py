@@ -360,7 +360,7 @@ class Redis(ServerRow):
     exe = "redis-server"
     target = 0.95
     needs = ("redis-server", "redis-benchmark")
-    N = 100_000
+    N = 1_000_000
     TESTS = "set,get,incr,lpush,hset"
     describe = (f"`redis-server --io-threads 2` on 127.0.0.1 (no persistence), driven by "
                 f"`redis-benchmark -n {N:,} -c 50 -P 16 -t {TESTS}` (pipelined: without it the client "
