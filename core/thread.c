@@ -140,7 +140,7 @@ static unsigned side_pooled;
  * written before they are read. */
 static void fresh(struct gt_side *s)
 {
-	for (unsigned i = 0; i < 2 * GT_MEMO_SETS; i++) {
+	for (unsigned i = 0; i < GT_MEMO_WAYS * GT_MEMO_SETS; i++) {
 		s->memo[i].n = 0;
 		s->memo[i].stamp = 0;
 		s->memo[i].id_gen = 0;
@@ -186,7 +186,7 @@ void gt_thread_side_free(struct gt_thread *t)
 	t->block_pcs = NULL;
 	for (int i = 0; i < 2; i++)
 		gt_typelog_release(&gt.types[i], s->typelog[i]); /* the flusher frees them */
-	for (unsigned i = 0; i < 2 * GT_MEMO_SETS; i++)
+	for (unsigned i = 0; i < GT_MEMO_WAYS * GT_MEMO_SETS; i++)
 		if (s->memo[i].sizes)
 			gt_unmap(s->memo[i].sizes, GT_SIZES * sizeof *s->memo[i].sizes);
 	if (s->types.slots)

@@ -35,7 +35,8 @@ enum gt_tstate {
  * the stack slot each return address was read from, and its id in the
  * stack table of generation id_gen (with the interposed function id_site
  * as the leaf). */
-#define GT_MEMO_SETS 32 /* two ways each */
+#define GT_MEMO_SETS 16
+#define GT_MEMO_WAYS 4 /* stacks remembered per set */
 #define GT_MEMO_FRAMES 32
 
 struct gt_stack_memo {
@@ -90,7 +91,7 @@ struct gt_region_open {
  * threads 16 KiB stacks pay for every byte of it. */
 struct gt_side {
 	uintptr_t block_pcs[GT_MAX_FRAMES];  /* the current or last wait's stack */
-	struct gt_stack_memo memo[2 * GT_MEMO_SETS];
+	struct gt_stack_memo memo[GT_MEMO_WAYS * GT_MEMO_SETS];
 	uint32_t memo_tick;
 	uint32_t bindings;   /* the last binding number handed out */
 	struct gt_type_local types;
