@@ -161,7 +161,7 @@ struct gt_thread {
 
 	/* A call that may wait in the kernel (read, poll, waitpid ...): its
 	 * start time while it runs, or GT_CALL_CLAIMED / GT_CALL_CONVERTED
-	 * when the flusher has written its beginning (core/emit.h). */
+	 * when the flusher has written its beginning (core/call.h). */
 	_Atomic uint64_t call_t0;
 	uint8_t call_kind;
 	uint8_t call_stack;   /* block_pcs holds the pending call's whole stack */
