@@ -210,9 +210,11 @@ extern __thread struct gt_thread gt_self __attribute__((tls_model("initial-exec"
  * a label set for it before it started. */
 void gt_thread_register(struct gt_thread *t, uint64_t g, uintptr_t start_pc);
 
-/* gt_thread_watch_exit arranges for the calling thread's exit (return from
- * its start routine, pthread_exit, cancellation) to end its goroutine. */
-void gt_thread_watch_exit(struct gt_thread *t);
+/* gt_thread_on_exit: hook(t) runs when a registered thread exits (returns
+ * from its start routine, calls pthread_exit, is cancelled), as a TLS-key
+ * destructor: it ends the thread's goroutine (core/init.c). Once, from the
+ * constructor, before any thread registers. */
+void gt_thread_on_exit(void (*hook)(void *));
 
 /* gt_thread_unregister hands the thread's open chunks to the flusher,
  * returns its P and removes it from the registry. After ProcStop. */
