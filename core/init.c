@@ -81,10 +81,10 @@ static void start_tracing(struct gt_thread *t)
 	gt_main_begin(t);
 }
 
-/* gt_child_restart: the child of fork starts a trace of its own (see
+/* child_restart: the child of fork starts a trace of its own (see
  * core/fork.c). Runs in the child's only thread, with every tracer lock
  * free. */
-void gt_child_restart(void)
+static void child_restart(void)
 {
 	struct gt_thread *t = &gt_self;
 	int was_on = atomic_load(&gt.on) && !gt.finished;
@@ -172,7 +172,7 @@ __attribute__((constructor)) static void gt_init(int argc, char **argv, char **e
 	if (syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0)
 		gt.asym_fence = 1;
 	gt_thread_on_exit(thread_exit);
-	gt_fork_install();
+	gt_fork_install(child_restart);
 	initialized = 1;
 	start_tracing(self);
 	gt_signals_install();
