@@ -32,7 +32,7 @@
 #include "chunk.h"
 #include "clock.h"
 #include "modules.h"
-#include "emit.h"
+#include "call.h"
 #include "flight.h"
 #include "heap.h"
 #include "identity.h"
@@ -255,7 +255,7 @@ static void snapshot(struct gt_thread *t, struct snap *sn)
 
 /* tail writes, in a batch of the thread's own M placed after its chunks, what
  * the generation still needs about a live thread: the beginning of a call
- * it is still waiting in (core gt_call_convert), and statuses when it wrote
+ * it is still waiting in (gt_call_convert, core/call.h), and statuses when it wrote
  * nothing in generation old (so every live thread is visible in every
  * generation). pre: reg_lock held, the thread outside any write section. */
 static int tail(struct out *o, struct gt_thread *t, const struct snap *sn, uint64_t old, uint64_t ts)

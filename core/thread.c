@@ -23,6 +23,18 @@ static struct gt_pending_label label_pool[64];
 static struct gt_pending_label *label_free;
 static int label_pool_ready;
 
+/* A registered thread's exit — a return from its start routine,
+ * pthread_exit, cancellation — runs the exit hook: the destructor of a TLS
+ * key whose value registration sets. */
+static pthread_key_t exit_key;
+static int exit_key_made;
+
+void gt_thread_on_exit(void (*hook)(void *))
+{
+	if (pthread_key_create(&exit_key, hook) == 0)
+		exit_key_made = 1;
+}
+
 struct gt_proc *gt_proc_acquire(void)
 {
 	static struct gt_proc slab[256];
@@ -95,7 +107,8 @@ void gt_thread_register(struct gt_thread *t, uint64_t g, uintptr_t start_pc)
 		}
 	}
 	gt_unlock(&gt.reg_lock);
-	gt_thread_watch_exit(t);
+	if (exit_key_made)
+		pthread_setspecific(exit_key, t);
 }
 
 void gt_thread_unregister(struct gt_thread *t)
