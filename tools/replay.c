@@ -8,9 +8,9 @@
 #include <unistd.h>
 
 
-int gt_replay_load(const struct gt_replay_src *src, struct gt_replay_thread *t, uint32_t i, char *err, size_t errsz)
+int tool_replay_load(const struct tool_replay_src *src, struct tool_replay_thread *t, uint32_t i, char *err, size_t errsz)
 {
-	const struct gt_replay_run *run = &src->runs[i];
+	const struct tool_replay_run *run = &src->runs[i];
 	const uint8_t *data;
 	if (run->mem != SIZE_MAX) {
 		data = src->payload + run->mem;
@@ -44,13 +44,13 @@ int gt_replay_load(const struct gt_replay_src *src, struct gt_replay_thread *t, 
 	return 0;
 }
 
-static bool before(const struct gt_replay_thread *ts, uint32_t a, uint32_t b)
+static bool before(const struct tool_replay_thread *ts, uint32_t a, uint32_t b)
 {
 	uint64_t ta = ts[a].ev.ts, tb = ts[b].ev.ts;
 	return ta != tb ? ta < tb : a < b;
 }
 
-static void sift_down(const struct gt_replay_thread *ts, uint32_t *q, size_t n, size_t i)
+static void sift_down(const struct tool_replay_thread *ts, uint32_t *q, size_t n, size_t i)
 {
 	for (;;) {
 		size_t least = i, l = 2 * i + 1, r = l + 1;
@@ -67,10 +67,10 @@ static void sift_down(const struct gt_replay_thread *ts, uint32_t *q, size_t n, 
 	}
 }
 
-int gt_replay_merge(struct gt_replay_thread *ts, size_t nts, uint32_t **heap,
-		    int (*load_first)(void *ctx, struct gt_replay_thread *t),
-		    int (*next)(void *ctx, struct gt_replay_thread *t),
-		    int (*emit)(void *ctx, struct gt_replay_thread *t), void *ctx)
+int tool_replay_merge(struct tool_replay_thread *ts, size_t nts, uint32_t **heap,
+		      int (*load_first)(void *ctx, struct tool_replay_thread *t),
+		      int (*next)(void *ctx, struct tool_replay_thread *t),
+		      int (*emit)(void *ctx, struct tool_replay_thread *t), void *ctx)
 {
 	if (nts == 0)
 		return 0;
@@ -91,7 +91,7 @@ int gt_replay_merge(struct gt_replay_thread *ts, size_t nts, uint32_t **heap,
 	for (size_t i = n / 2; i-- > 0;)
 		sift_down(ts, q, n, i);
 	while (n > 0) {
-		struct gt_replay_thread *t = &ts[q[0]];
+		struct tool_replay_thread *t = &ts[q[0]];
 		if (emit(ctx, t))
 			return -1;
 		int r = next(ctx, t);
@@ -104,7 +104,7 @@ int gt_replay_merge(struct gt_replay_thread *ts, size_t nts, uint32_t **heap,
 	return 0;
 }
 
-int gt_replay_fd(FILE *f, uint64_t *base)
+int tool_replay_fd(FILE *f, uint64_t *base)
 {
 	struct stat st;
 	int fd = fileno(f);
