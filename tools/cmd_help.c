@@ -1,10 +1,29 @@
-/* cmd_help.c — `gotrace help [COMMAND]`: commands, environment variables and examples. */
+/* cmd_help.c — `gotrace help [COMMAND]`: commands, environment variables and
+ * examples; and the table of commands it lists, which gotrace.c dispatches
+ * through. */
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "core/config.h"
 #include "tools/cmd.h"
+#include "tools/locate.h"
+
+const struct tool_command *const tool_commands[] = {
+	&tool_cmd_run,
+	&tool_cmd_heap,
+	&tool_cmd_stat,
+	&tool_cmd_help,
+	NULL,
+};
+
+const struct tool_command *tool_command_find(const char *name)
+{
+	for (size_t i = 0; tool_commands[i] != NULL; i++)
+		if (strcmp(tool_commands[i]->name, name) == 0)
+			return tool_commands[i];
+	return NULL;
+}
 
 static void print_commands(FILE *out)
 {
@@ -18,13 +37,6 @@ void tool_print_usage(FILE *out)
 	print_commands(out);
 	fprintf(out, "\nRun 'gotrace help' for the environment variables and examples,\n"
 		     "'gotrace help COMMAND' for a command's options.\n");
-}
-
-void tool_print_command_help(FILE *out, const struct tool_command *cmd)
-{
-	fprintf(out, "usage: %s\n\n", cmd->usage);
-	if (cmd->help)
-		cmd->help(out);
 }
 
 /* print_environment prints every option from core/config's table. */
@@ -76,7 +88,7 @@ static int help_main(int argc, char **argv)
 		tool_print_usage(stderr);
 		return TOOL_EXIT_USAGE;
 	}
-	tool_print_command_help(stdout, cmd);
+	tool_command_help(stdout, cmd);
 	return 0;
 }
 

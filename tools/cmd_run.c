@@ -22,6 +22,8 @@
 
 #include "core/config.h"
 #include "tools/cmd.h"
+#include "tools/elf_kind.h"
+#include "tools/locate.h"
 #include "tools/run_report.h"
 
 #define USAGE "gotrace run [-o FILE] [-s STACKS] [-p PERIOD] [-f FORMAT] [-F WINDOW] [-q] [--] CMD [ARGS...]"
@@ -224,7 +226,7 @@ static int run_main(int argc, char **argv)
 			quiet = true;
 			break;
 		case 'h':
-			tool_print_command_help(stdout, &tool_cmd_run);
+			tool_command_help(stdout, &tool_cmd_run);
 			return 0;
 		case ':':
 		default: {

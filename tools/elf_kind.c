@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "tools/cmd.h"
+#include "tools/elf_kind.h"
 
 /* One program header or dynamic entry, whatever the ELF class. */
 struct phdr {

@@ -1,24 +1,9 @@
-/* gotrace.c — the gotrace command: dispatches argv[1] to a subcommand from one table. */
+/* gotrace.c — the gotrace command: dispatches argv[1] to a command of the
+ * table (tools/cmd_help.c). */
 #include <stdio.h>
 #include <string.h>
 
 #include "tools/cmd.h"
-
-const struct tool_command *const tool_commands[] = {
-	&tool_cmd_run,
-	&tool_cmd_heap,
-	&tool_cmd_stat,
-	&tool_cmd_help,
-	NULL,
-};
-
-const struct tool_command *tool_command_find(const char *name)
-{
-	for (size_t i = 0; tool_commands[i] != NULL; i++)
-		if (strcmp(tool_commands[i]->name, name) == 0)
-			return tool_commands[i];
-	return NULL;
-}
 
 int main(int argc, char **argv)
 {

@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "tools/cmd.h"
+#include "tools/locate.h"
 
 static bool is_regular(const char *path)
 {

@@ -74,7 +74,7 @@ FILE *tool_replay_args(const struct tool_replay_cmd *rc, int argc, char **argv, 
 				return NULL;
 			}
 			break;
-		case 'h': tool_print_command_help(stdout, rc->cmd); return NULL;
+		case 'h': tool_command_help(stdout, rc->cmd); return NULL;
 		case ':': *status = tool_replay_usage_error(rc->name, rc->usage, "option %s needs a value", argv[optind - 1]); return NULL;
 		default: *status = tool_replay_usage_error(rc->name, rc->usage, "bad option \"%s\"", argv[optind - 1]); return NULL;
 		}
