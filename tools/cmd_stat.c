@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "tools/cmd.h"
-#include "tools/replay.h"
+#include "tools/replay_cmd.h"
 #include "tools/stat_acct.h"
 #include "tools/stat_report.h"
 

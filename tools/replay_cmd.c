@@ -1,5 +1,7 @@
-/* replay_cmd.c — the command-line code `gotrace heap` and `gotrace stat` share (replay.h); apart from replay.c, which the unit tests compile in without the command table. */
-#include "tools/replay.h"
+/* replay_cmd.c — the command-line code `gotrace heap` and `gotrace stat` share
+ * (replay_cmd.h); apart from replay.c, which the unit tests compile in
+ * without the command table. */
+#include "tools/replay_cmd.h"
 
 #include <errno.h>
 #include <getopt.h>
