@@ -15,10 +15,10 @@
 #endif
 
 /* Exit statuses of the tool itself (a traced program's status passes through). */
-#define TOOL_EXIT_USAGE 2        /* bad flag or value, unknown command, untraceable program */
-#define TOOL_EXIT_NOTRACE 2      /* stat, heap: the file holds no complete generation */
-#define TOOL_EXIT_NOEXEC 126     /* found but cannot be executed, like a shell */
-#define TOOL_EXIT_NOTFOUND 127   /* not found, like a shell */
+#define TOOL_EXIT_USAGE 2      /* bad flag or value, unknown command, untraceable program */
+#define TOOL_EXIT_NOTRACE 2    /* stat, heap: the file holds no complete generation */
+#define TOOL_EXIT_NOEXEC 126   /* found but cannot be executed, like a shell */
+#define TOOL_EXIT_NOTFOUND 127 /* not found, like a shell */
 
 struct tool_command {
 	const char *name;    /* argv[1] */

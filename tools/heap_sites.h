@@ -52,7 +52,7 @@ struct tool_hsite {
 	uint64_t free_objects, free_bytes;
 	uint64_t live_objects, live_bytes;
 	uint64_t min_size, max_size; /* of the allocations; valid if alloc_objects > 0 */
-	struct tool_hest est;          /* what was allocated here, estimated */
+	struct tool_hest est;        /* what was allocated here, estimated */
 };
 
 struct tool_sites {

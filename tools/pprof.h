@@ -62,9 +62,9 @@ void tool_pb_packed_int(struct tool_pb *b, unsigned field, const int64_t *v, siz
 /* ---- profile.proto ---- */
 
 struct tool_pprof {
-	struct tool_pb out;   /* the Profile message so far */
-	struct tool_pb msg;   /* scratch: the entry being built */
-	struct tool_pb sub;   /* scratch: a message inside that entry */
+	struct tool_pb out; /* the Profile message so far */
+	struct tool_pb msg; /* scratch: the entry being built */
+	struct tool_pb sub; /* scratch: a message inside that entry */
 	int64_t nstrings;   /* string_table entries written */
 };
 

@@ -18,12 +18,12 @@
 #include "tools/ident.h"
 
 enum tool_probe_kind {
-	TOOL_PROBE_TRACE,       /* the first generation is complete */
-	TOOL_PROBE_EMPTY,       /* no byte at all */
+	TOOL_PROBE_TRACE,     /* the first generation is complete */
+	TOOL_PROBE_EMPTY,     /* no byte at all */
 	TOOL_PROBE_HEADER_ONLY, /* a trace header and nothing else */
-	TOOL_PROBE_TRUNCATED,   /* the file ends inside its first generation */
-	TOOL_PROBE_MALFORMED,   /* a trace header, then something Go's readers refuse */
-	TOOL_PROBE_NOT_TRACE,   /* no Go trace header */
+	TOOL_PROBE_TRUNCATED, /* the file ends inside its first generation */
+	TOOL_PROBE_MALFORMED, /* a trace header, then something Go's readers refuse */
+	TOOL_PROBE_NOT_TRACE, /* no Go trace header */
 	TOOL_PROBE_UNREADABLE,  /* cannot be opened or read */
 };
 

@@ -23,14 +23,14 @@ Test(pprof, protobuf_fields_golden)
 {
 	struct tool_pb b;
 	tool_pb_init(&b);
-	tool_pb_uint(&b, 1, 150);             /* 08 96 01 */
-	tool_pb_uint(&b, 3, 0);               /* left out */
-	tool_pb_bytes(&b, 2, "testing", 7);   /* 12 07 "testing" */
+	tool_pb_uint(&b, 1, 150);           /* 08 96 01 */
+	tool_pb_uint(&b, 3, 0);             /* left out */
+	tool_pb_bytes(&b, 2, "testing", 7); /* 12 07 "testing" */
 	uint64_t v[] = { 3, 270, 86942 };
-	tool_pb_packed(&b, 4, v, 3);          /* 22 06 03 8e 02 9e a7 05 */
-	tool_pb_packed(&b, 5, v, 0);          /* left out */
-	tool_pb_int(&b, 6, -1);               /* 30 ff ff ff ff ff ff ff ff ff 01 */
-	tool_pb_bytes(&b, 7, "", 0);          /* 3a 00 */
+	tool_pb_packed(&b, 4, v, 3);        /* 22 06 03 8e 02 9e a7 05 */
+	tool_pb_packed(&b, 5, v, 0);        /* left out */
+	tool_pb_int(&b, 6, -1);             /* 30 ff ff ff ff ff ff ff ff ff 01 */
+	tool_pb_bytes(&b, 7, "", 0);        /* 3a 00 */
 	tool_pb_varint(&b, UINT64_MAX);
 	static const uint8_t want[] = {
 		0x08, 0x96, 0x01,
@@ -47,21 +47,21 @@ Test(pprof, protobuf_fields_golden)
 Test(pprof, small_profile_golden)
 {
 	struct tool_pprof p;
-	tool_pprof_init(&p);                                   /* string 0: 32 00 */
-	int64_t a = tool_pprof_cstring(&p, "a");               /* 32 01 61 */
-	int64_t b = tool_pprof_cstring(&p, "b");               /* 32 01 62 */
+	tool_pprof_init(&p);                                 /* string 0: 32 00 */
+	int64_t a = tool_pprof_cstring(&p, "a");             /* 32 01 61 */
+	int64_t b = tool_pprof_cstring(&p, "b");             /* 32 01 62 */
 	cr_assert_eq(a, 1);
 	cr_assert_eq(b, 2);
-	tool_pprof_sample_type(&p, a, b);                      /* 0a 04 08 01 10 02 */
-	tool_pprof_function(&p, 1, a, a, b, 0);                /* 2a 08 08 01 10 01 18 01 20 02 */
-	tool_pprof_location(&p, 1, 0, 0x1000, 1, 42);          /* 22 0b 08 01 18 80 20 22 04 08 01 10 2a */
+	tool_pprof_sample_type(&p, a, b);                    /* 0a 04 08 01 10 02 */
+	tool_pprof_function(&p, 1, a, a, b, 0);              /* 2a 08 08 01 10 01 18 01 20 02 */
+	tool_pprof_location(&p, 1, 0, 0x1000, 1, 42);        /* 22 0b 08 01 18 80 20 22 04 08 01 10 2a */
 	uint64_t loc = 1;
 	int64_t val = 7;
 	struct tool_pprof_label l = { .key = a, .num = 48 };
-	tool_pprof_sample(&p, &loc, 1, &val, 1, &l, 1);        /* 12 0a 0a 01 01 12 01 07 1a 04 08 01 18 30 */
-	tool_pprof_default_sample_type(&p, a);                 /* 70 01 */
-	tool_pprof_period(&p, a, b, 1);                        /* 5a 04 08 01 10 02 60 01 */
-	tool_pprof_mapping(&p, 1, 0, 0x10, b);                 /* 1a 0c 08 01 18 10 28 02 38 01 40 01 48 01 50 01 */
+	tool_pprof_sample(&p, &loc, 1, &val, 1, &l, 1);      /* 12 0a 0a 01 01 12 01 07 1a 04 08 01 18 30 */
+	tool_pprof_default_sample_type(&p, a);               /* 70 01 */
+	tool_pprof_period(&p, a, b, 1);                      /* 5a 04 08 01 10 02 60 01 */
+	tool_pprof_mapping(&p, 1, 0, 0x10, b);               /* 1a 0c 08 01 18 10 28 02 38 01 40 01 48 01 50 01 */
 	static const uint8_t want[] = {
 		0x32, 0x00,
 		0x32, 0x01, 'a',
