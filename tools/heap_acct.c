@@ -2,12 +2,9 @@
  * and per-site counters (heap_acct.h, docs/heap.md). */
 #include "tools/heap_acct.h"
 
-#include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "encoder/varint.h"
 
@@ -29,22 +26,32 @@ static int fail(struct tool_heap *h, const char *fmt, ...)
 
 static int oom(struct tool_heap *h)
 {
-	return fail(h, "out of memory (generation %llu: %zu heap events, %zu bytes of batches kept; %zu live objects)",
-		    (ull)h->gen, h->g_nheap_events, h->g_npayload, h->live.n);
+	return fail(h, "out of memory (generation %llu: %llu heap events, %zu bytes of batches kept; %zu live objects)",
+		    (ull)h->gen, (ull)h->replay.events, h->replay.npayload, h->live.n);
+}
+
+/* failed turns what a shared reader returned (0, -1 with h->err, -2 out of
+ * memory) into 0 or -1 with h->err. */
+static int failed(struct tool_heap *h, int rc)
+{
+	return rc == -2 ? oom(h) : rc;
+}
+
+/* is_heap_event: the events the replay is for. */
+static bool is_heap_event(uint8_t type)
+{
+	return type == GT_EV_HEAP_OBJECT_ALLOC || type == GT_EV_HEAP_OBJECT_FREE || type == GT_EV_HEAP_ALLOC;
 }
 
 int tool_heap_init(struct tool_heap *h)
 {
 	memset(h, 0, sizeof *h);
 	tool_hmap_init(&h->live);
-	tool_hmap_init(&h->g_strings);
-	tool_hmap_init(&h->g_stacks);
 	tool_hmap_init(&h->g_types);
-	tool_hmap_init(&h->g_thread_index);
-	h->fd = -1;
+	tool_gen_init(&h->tables);
+	tool_replay_init(&h->replay, is_heap_event);
 	h->freq = DEFAULT_FREQ;
 	h->align = DEFAULT_ALIGN;
-	h->g_empty_site = TOOL_SITE_NONE;
 	h->g_min_ts = UINT64_MAX;
 	if (tool_sites_init(&h->sites) || tool_grow(&h->means, &h->cap_means, 1, sizeof *h->means))
 		return oom(h);
@@ -56,24 +63,13 @@ void tool_heap_release(struct tool_heap *h)
 {
 	tool_sites_free(&h->sites);
 	tool_hmap_free(&h->live);
-	tool_hmap_free(&h->g_strings);
-	tool_hmap_free(&h->g_stacks);
 	tool_hmap_free(&h->g_types);
-	tool_hmap_free(&h->g_thread_index);
-	for (size_t i = 0; i < h->g_nthreads; i++)
-		free(h->g_threads[i].buf);
-	free(h->g_threads);
-	free(h->g_runs);
-	free(h->g_payload);
-	free(h->g_heap);
-	free(h->g_str);
-	free(h->g_chars);
-	free(h->g_stk);
-	free(h->g_frames);
+	tool_gen_free(&h->tables);
+	tool_replay_free(&h->replay);
 	free(h->g_typ);
 	free(h->means);
 	memset(h, 0, sizeof *h);
-	h->fd = -1;
+	tool_replay_init(&h->replay, is_heap_event);
 }
 
 double tool_heap_seconds(const struct tool_heap *h, uint64_t ts, uint64_t freq)
@@ -85,7 +81,7 @@ double tool_heap_seconds(const struct tool_heap *h, uint64_t ts, uint64_t freq)
 	return (double)(ts - h->t0) / (double)freq;
 }
 
-/* ---- the generation's tables ---- */
+/* ---- the generation's batches and tables ---- */
 
 static void start_gen(struct tool_heap *h, uint64_t gen)
 {
@@ -93,7 +89,6 @@ static void start_gen(struct tool_heap *h, uint64_t gen)
 	h->gen_open = true;
 	h->g_freq = 0;
 	h->g_min_ts = UINT64_MAX;
-	h->g_max_ts = 0;
 	h->g_info = false;
 	h->g_min_addr = h->min_addr;
 	h->g_align = h->align;
@@ -104,20 +99,10 @@ static void start_gen(struct tool_heap *h, uint64_t gen)
  * that is small enough to reuse). */
 static void drop_gen(struct tool_heap *h)
 {
-	tool_hmap_clear(&h->g_strings);
-	tool_hmap_clear(&h->g_stacks);
+	tool_gen_clear(&h->tables);
+	tool_replay_clear(&h->replay);
 	tool_hmap_clear(&h->g_types);
-	tool_hmap_clear(&h->g_thread_index);
-	for (size_t i = 0; i < h->g_nthreads; i++)
-		free(h->g_threads[i].buf);
-	h->g_nstr = h->g_nchars = h->g_nstk = h->g_nframes = h->g_ntyp = 0;
-	h->g_nruns = h->g_npayload = h->g_nthreads = h->g_nheap_events = 0;
-	if (h->g_cap_payload > (1u << 20)) { /* keep a small arena only */
-		free(h->g_payload);
-		h->g_payload = NULL;
-		h->g_cap_payload = 0;
-	}
-	h->g_empty_site = TOOL_SITE_NONE;
+	h->g_ntyp = 0;
 	h->gen_open = false;
 }
 
@@ -135,72 +120,16 @@ static int add_id(struct tool_heap *h, struct tool_hmap *m, uint64_t id, size_t 
 	return 0;
 }
 
-static int read_strings(struct tool_heap *h, const struct gt_rbatch *b)
+/* fresh_string sees each new string of the generation: the first sampling
+ * statement counts. */
+static void fresh_string(void *ctx, const void *data, size_t len)
 {
-	struct gt_string_cursor c;
-	struct gt_string s;
-	int r;
-	if (gt_strings_begin(&c, b))
-		return fail(h, "%s", c.at.err);
-	while ((r = gt_strings_next(&c, &s)) > 0) {
-		bool dup = false;
-		if (add_id(h, &h->g_strings, s.id, h->g_nstr, &dup))
-			return -1;
-		if (dup)
-			continue;
-		/* The sampling statement: the first of the generation counts. */
-		uint64_t mean;
-		if (!h->g_sample_set && tool_heap_sample_parse(s.data, s.len, &mean)) {
-			h->g_sample_set = true;
-			h->g_sample_bytes = mean;
-		}
-		if (tool_grow(&h->g_str, &h->g_cap_str, h->g_nstr + 1, sizeof *h->g_str) ||
-		    tool_grow(&h->g_chars, &h->g_cap_chars, h->g_nchars + s.len, 1))
-			return oom(h);
-		h->g_str[h->g_nstr++] = (struct tool_hgen_str){ .off = h->g_nchars, .len = (uint32_t)s.len,
-							      .global = TOOL_SITE_NONE };
-		if (s.len)
-			memcpy(h->g_chars + h->g_nchars, s.data, s.len);
-		h->g_nchars += s.len;
+	struct tool_heap *h = ctx;
+	uint64_t mean;
+	if (!h->g_sample_set && tool_heap_sample_parse(data, len, &mean)) {
+		h->g_sample_set = true;
+		h->g_sample_bytes = mean;
 	}
-	return r < 0 ? fail(h, "%s", c.at.err) : 0;
-}
-
-static int read_stacks(struct tool_heap *h, const struct gt_rbatch *b)
-{
-	struct gt_stack_cursor c;
-	struct gt_stack *s = malloc(sizeof *s); /* 4 KiB of frames: not on the stack */
-	int r = 0, rc = 0;
-	if (!s)
-		return oom(h);
-	if (gt_stacks_begin(&c, b)) {
-		free(s);
-		return fail(h, "%s", c.at.err);
-	}
-	while (rc == 0 && (r = gt_stacks_next(&c, s)) > 0) {
-		bool dup;
-		if ((rc = add_id(h, &h->g_stacks, s->id, h->g_nstk, &dup)) || dup)
-			continue;
-		if (tool_grow(&h->g_stk, &h->g_cap_stk, h->g_nstk + 1, sizeof *h->g_stk) ||
-		    tool_grow(&h->g_frames, &h->g_cap_frames, h->g_nframes + 4 * s->nframes, sizeof *h->g_frames)) {
-			rc = oom(h);
-			continue;
-		}
-		h->g_stk[h->g_nstk++] = (struct tool_hgen_stack){ .off = h->g_nframes, .n = (uint32_t)s->nframes,
-								.site = TOOL_SITE_NONE };
-		for (size_t i = 0; i < s->nframes; i++) {
-			uint64_t *f = h->g_frames + h->g_nframes + 4 * i;
-			f[0] = s->frames[i].pc;
-			f[1] = s->frames[i].func;
-			f[2] = s->frames[i].file;
-			f[3] = s->frames[i].line;
-		}
-		h->g_nframes += 4 * s->nframes;
-	}
-	if (rc == 0 && r < 0)
-		rc = fail(h, "%s", c.at.err);
-	free(s);
-	return rc;
 }
 
 /* An AllocFree payload: kind byte, then uvarints (and type names). */
@@ -278,67 +207,6 @@ static int read_allocfree(struct tool_heap *h, const struct gt_rbatch *b)
 	}
 }
 
-static bool is_heap_event(uint8_t type)
-{
-	return type == GT_EV_HEAP_OBJECT_ALLOC || type == GT_EV_HEAP_OBJECT_FREE || type == GT_EV_HEAP_ALLOC;
-}
-
-/* add_run remembers an event batch with heap events for the replay, under
- * its thread, copying the payload unless it can be read again. */
-static int add_run(struct tool_heap *h, const struct gt_rbatch *b)
-{
-	bool fresh;
-	struct tool_hmap_entry *e = tool_hmap_put(&h->g_thread_index, b->m, &fresh);
-	if (!e || h->g_nruns >= UINT32_MAX || h->g_nthreads >= UINT32_MAX)
-		return oom(h);
-	if (fresh) {
-		if (tool_grow(&h->g_threads, &h->g_cap_threads, h->g_nthreads + 1, sizeof *h->g_threads))
-			return oom(h);
-		e->val = h->g_nthreads;
-		h->g_threads[h->g_nthreads++] = (struct tool_replay_thread){ .m = b->m, .first = UINT32_MAX,
-								     .last = UINT32_MAX };
-	}
-	struct tool_replay_thread *t = &h->g_threads[e->val];
-	if (tool_grow(&h->g_runs, &h->g_cap_runs, h->g_nruns + 1, sizeof *h->g_runs))
-		return oom(h);
-	uint32_t i = (uint32_t)h->g_nruns++;
-	h->g_runs[i] = (struct tool_replay_run){ .base_ts = b->base_ts, .data_offset = b->data_offset, .len = b->len,
-					 .mem = SIZE_MAX, .next = UINT32_MAX };
-	if (h->fd < 0) {
-		if (tool_grow(&h->g_payload, &h->g_cap_payload, h->g_npayload + b->len, 1))
-			return oom(h);
-		memcpy(h->g_payload + h->g_npayload, b->data, b->len);
-		h->g_runs[i].mem = h->g_npayload;
-		h->g_npayload += b->len;
-	}
-	if (t->last == UINT32_MAX)
-		t->first = i;
-	else
-		h->g_runs[t->last].next = i;
-	t->last = i;
-	return 0;
-}
-
-/* read_events checks an event batch to its end (so the replay cannot fail
- * on it) and remembers it if it holds heap events. */
-static int read_events(struct tool_heap *h, const struct gt_rbatch *b)
-{
-	struct gt_event_cursor c;
-	struct gt_event ev;
-	size_t n = 0;
-	int r;
-	gt_events_begin(&c, b);
-	while ((r = gt_events_next(&c, &ev)) > 0) {
-		if (ev.ts > h->g_max_ts)
-			h->g_max_ts = ev.ts;
-		n += is_heap_event(ev.type);
-	}
-	if (r < 0)
-		return fail(h, "%s", c.at.err);
-	h->g_nheap_events += n;
-	return n ? add_run(h, b) : 0;
-}
-
 static int read_sync(struct tool_heap *h, const struct gt_rbatch *b)
 {
 	struct gt_sync s;
@@ -355,47 +223,6 @@ static int read_sync(struct tool_heap *h, const struct gt_rbatch *b)
 }
 
 /* ---- replay ---- */
-
-/* gen_string returns the interned string of a generation string id ("" for
- * 0 or an id the generation does not define), or TOOL_SITE_NONE. */
-static uint32_t gen_string(struct tool_heap *h, uint64_t id)
-{
-	struct tool_hmap_entry *e = id ? tool_hmap_get(&h->g_strings, id) : NULL;
-	if (!e)
-		return 0;
-	struct tool_hgen_str *s = &h->g_str[e->val];
-	if (s->len == 0)
-		return 0;
-	if (s->global == TOOL_SITE_NONE)
-		s->global = tool_sites_string(&h->sites, h->g_chars + s->off, s->len);
-	return s->global;
-}
-
-/* stack_site returns the site of a generation stack id (the site without
- * frames for 0 or an undefined id), or TOOL_SITE_NONE when out of memory. */
-static uint32_t stack_site(struct tool_heap *h, uint64_t id)
-{
-	struct tool_hmap_entry *e = id ? tool_hmap_get(&h->g_stacks, id) : NULL;
-	if (!e) {
-		if (h->g_empty_site == TOOL_SITE_NONE)
-			h->g_empty_site = tool_sites_site(&h->sites, NULL, 0);
-		return h->g_empty_site;
-	}
-	struct tool_hgen_stack *s = &h->g_stk[e->val];
-	if (s->site != TOOL_SITE_NONE)
-		return s->site;
-	uint32_t frames[GT_MAX_FRAMES];
-	for (uint32_t i = 0; i < s->n && i < GT_MAX_FRAMES; i++) {
-		const uint64_t *f = h->g_frames + s->off + 4 * i;
-		uint32_t func = gen_string(h, f[1]), file = gen_string(h, f[2]);
-		if (func == TOOL_SITE_NONE || file == TOOL_SITE_NONE)
-			return TOOL_SITE_NONE;
-		if ((frames[i] = tool_sites_frame(&h->sites, func, file, f[3], f[0])) == TOOL_SITE_NONE)
-			return TOOL_SITE_NONE;
-	}
-	s->site = tool_sites_site(&h->sites, frames, s->n < GT_MAX_FRAMES ? s->n : GT_MAX_FRAMES);
-	return s->site;
-}
 
 /* The estimates move by what one object counts for: its weight in objects
  * and bytes, and what it adds to the variances. */
@@ -473,7 +300,7 @@ static int replay_alloc(struct tool_heap *h, const struct gt_event *ev)
 	} else {
 		h->untyped++;
 	}
-	uint32_t site = stack_site(h, stack);
+	uint32_t site = tool_gen_site(&h->tables, &h->sites, stack);
 	if (site == TOOL_SITE_NONE)
 		return oom(h);
 
@@ -522,37 +349,10 @@ static void replay_free(struct tool_heap *h, const struct gt_event *ev)
 		h->unknown_frees++;
 }
 
-/* ---- the replay: the threads' heap events merged by time ---- */
-
-/* load_run points thread t's cursor at run i. */
-static int load_run(struct tool_heap *h, struct tool_replay_thread *t, uint32_t i)
+/* replay_event accounts one heap event of thread m, in the merged order. */
+static int replay_event(void *ctx, uint64_t m, const struct gt_event *ev)
 {
-	struct tool_replay_src src = { h->g_runs, h->g_payload, h->fd, h->fd_base, h->gen };
-	int r = tool_replay_load(&src, t, i, h->err, sizeof h->err);
-	return r == -2 ? oom(h) : r;
-}
-
-/* next_heap_event moves thread t to its next heap event: 1, 0 when it has
- * none left, -1 on an error. */
-static int next_heap_event(struct tool_heap *h, struct tool_replay_thread *t)
-{
-	for (;;) {
-		int r;
-		while ((r = gt_events_next(&t->c, &t->ev)) > 0)
-			if (is_heap_event(t->ev.type))
-				return 1;
-		if (r < 0)
-			return fail(h, "%s", t->c.at.err);
-		uint32_t next = h->g_runs[t->run].next;
-		if (next == UINT32_MAX)
-			return 0;
-		if (load_run(h, t, next))
-			return -1;
-	}
-}
-
-static int replay_event(struct tool_heap *h, const struct gt_event *ev)
-{
+	struct tool_heap *h = ctx;
 	switch (ev->type) {
 	case GT_EV_HEAP_OBJECT_ALLOC:
 		if (replay_alloc(h, ev))
@@ -572,28 +372,6 @@ static int replay_event(struct tool_heap *h, const struct gt_event *ev)
 		break;
 	}
 	return 0;
-}
-
-static int load_first(void *ctx, struct tool_replay_thread *t)
-{
-	return load_run(ctx, t, t->first);
-}
-
-static int next_event(void *ctx, struct tool_replay_thread *t)
-{
-	return next_heap_event(ctx, t);
-}
-
-static int emit_event(void *ctx, struct tool_replay_thread *t)
-{
-	return replay_event(ctx, &t->ev);
-}
-
-/* replay merges the threads' heap events by time and accounts them. */
-static int replay(struct tool_heap *h)
-{
-	int r = tool_replay_merge(h->g_threads, h->g_nthreads, &h->g_heap, load_first, next_event, emit_event, h);
-	return r == -2 ? oom(h) : r;
 }
 
 /* set_mean finds the generation's sampling mean (its own statement, or
@@ -639,9 +417,9 @@ static int end_gen(struct tool_heap *h)
 			h->sample_max = mean;
 		h->sampled_gens++;
 	}
-	if (replay(h))
+	if (failed(h, tool_replay_merge(&h->replay, h->gen, replay_event, h, h->err, sizeof h->err)))
 		return -1;
-	double end = tool_heap_seconds(h, h->g_max_ts, h->g_freq);
+	double end = tool_heap_seconds(h, h->replay.max_ts, h->g_freq);
 	if (end > h->duration)
 		h->duration = end;
 	h->min_addr = h->g_min_addr;
@@ -666,9 +444,10 @@ int tool_heap_batch(struct tool_heap *h, const struct gt_rbatch *b)
 		h->g_min_ts = b->base_ts;
 
 	switch (b->kind) {
-	case GT_BATCH_EVENTS: return read_events(h, b);
-	case GT_BATCH_STRINGS: return read_strings(h, b);
-	case GT_BATCH_STACKS: return read_stacks(h, b);
+	case GT_BATCH_EVENTS: return failed(h, tool_replay_add(&h->replay, b, h->err, sizeof h->err));
+	case GT_BATCH_STRINGS:
+		return failed(h, tool_gen_read_strings(&h->tables, b, fresh_string, h, h->err, sizeof h->err));
+	case GT_BATCH_STACKS: return failed(h, tool_gen_read_stacks(&h->tables, b, h->err, sizeof h->err));
 	case GT_BATCH_SYNC: return read_sync(h, b);
 	case GT_BATCH_EXPERIMENTAL: return b->exp == GT_EXP_ALLOCFREE ? read_allocfree(h, b) : 0;
 	case GT_BATCH_CPU_SAMPLES:
@@ -682,31 +461,17 @@ int tool_heap_end(struct tool_heap *h)
 	return end_gen(h);
 }
 
+static int feed(void *ctx, const struct gt_rbatch *b)
+{
+	return tool_heap_batch(ctx, b);
+}
+
+static int end(void *ctx)
+{
+	return tool_heap_end(ctx);
+}
+
 int tool_heap_read(struct tool_heap *h, FILE *f)
 {
-	struct gt_reader *r = malloc(sizeof *r);
-	struct gt_rbatch b;
-	int rc;
-	if (!r)
-		return oom(h);
-	h->fd = tool_replay_fd(f, &h->fd_base);
-	if (gt_reader_init(r, f)) {
-		fail(h, "%s", r->err);
-		free(r);
-		h->fd = -1;
-		return -1;
-	}
-	h->version = r->version;
-	while ((rc = gt_reader_next(r, &b)) > 0)
-		if (tool_heap_batch(h, &b)) {
-			free(r);
-			h->fd = -1;
-			return -1;
-		}
-	if (rc < 0)
-		fail(h, "%s", r->err);
-	free(r);
-	rc = rc < 0 ? -1 : tool_heap_end(h);
-	h->fd = -1; /* f is the caller's again */
-	return rc;
+	return failed(h, tool_replay_read(&h->replay, f, &h->version, feed, end, h, h->err, sizeof h->err));
 }

@@ -2,15 +2,15 @@
  * events of a trace (docs/heap.md) into live objects and per-site counters.
  *
  * Input is fed batch by batch from encoder/reader (tool_heap_batch), or a
- * whole file at once (tool_heap_read). Per generation the string table, stack
- * table and AllocFree batches (info, types) are kept, and each event batch
- * is checked and remembered by its place in the file. When the generation
- * ends, its heap events are replayed in time order, merging the threads'
- * batches as Go's reader does (each thread's events in file order, the
- * earliest head first): objects allocated by one thread and freed by another
- * pair up whatever the order of the batches in the file, the peak is exact,
- * and tables may come before or after the events. Then the generation's
- * tables are dropped.
+ * whole file at once (tool_heap_read). Per generation the string and stack
+ * tables (tools/gen_tables.h) and AllocFree batches (info, types) are kept,
+ * and each event batch is checked and remembered by its place in the file
+ * (tools/replay.h). When the generation ends, its heap events are replayed
+ * in time order, merging the threads' batches as Go's reader does (each
+ * thread's events in file order, the earliest head first): objects
+ * allocated by one thread and freed by another pair up whatever the order
+ * of the batches in the file, the peak is exact, and tables may come before
+ * or after the events. Then the generation's tables are dropped.
  *
  * Memory: the live objects, the sites, one generation's tables, and per
  * thread one batch (payloads are read again with pread when the trace is a
@@ -44,6 +44,7 @@
 #include <stdio.h>
 
 #include "encoder/reader.h"
+#include "tools/gen_tables.h"
 #include "tools/heap_map.h"
 #include "tools/heap_sample.h"
 #include "tools/heap_sites.h"
@@ -51,17 +52,7 @@
 
 #define TOOL_HEAP_ERR 256
 
-/* Per-generation table entries (ids map to indices of these arrays). */
-struct tool_hgen_str {
-	size_t off;      /* into g_chars */
-	uint32_t len;
-	uint32_t global; /* interned string, or TOOL_SITE_NONE until needed */
-};
-struct tool_hgen_stack {
-	size_t off;      /* into g_frames: 4 values (pc, func, file, line) per frame */
-	uint32_t n;
-	uint32_t site;   /* interned site, or TOOL_SITE_NONE until needed */
-};
+/* A type of the generation's AllocFree type table. */
 struct tool_hgen_type {
 	uint64_t stack;
 	uint64_t size;
@@ -69,44 +60,25 @@ struct tool_hgen_type {
 
 struct tool_heap {
 	struct tool_sites sites;
-	struct tool_hmap live;    /* address -> val = size, aux = site, used = 1 + its mean's index in means */
+	struct tool_hmap live;  /* address -> val = size, aux = site, used = 1 + its mean's index in means */
 
 	/* The generation being read. */
 	uint64_t gen;
 	bool gen_open;
 	uint64_t g_freq;        /* 0 until its sync batch */
 	uint64_t g_min_ts;      /* smallest base time of its event/sync batches */
-	uint64_t g_max_ts;      /* latest event time */
 	bool g_info;            /* an info batch was seen in it */
 	uint64_t g_min_addr, g_align;
 	bool g_sample_set;      /* its string table states the sampling mean */
 	uint64_t g_sample_bytes;
 	uint32_t g_mean;        /* index in means of the mean in force (replay) */
-	struct tool_hmap g_strings, g_stacks, g_types; /* id -> index; the tables below */
-	struct tool_hgen_str *g_str;
-	size_t g_nstr, g_cap_str;
-	char *g_chars;
-	size_t g_nchars, g_cap_chars;
-	struct tool_hgen_stack *g_stk;
-	size_t g_nstk, g_cap_stk;
-	uint64_t *g_frames;
-	size_t g_nframes, g_cap_frames;
+	struct tool_gen_tables tables; /* its strings and stacks */
+	struct tool_hmap g_types;      /* type id -> index in g_typ */
 	struct tool_hgen_type *g_typ;
 	size_t g_ntyp, g_cap_typ;
-	struct tool_replay_run *g_runs;
-	size_t g_nruns, g_cap_runs;
-	uint8_t *g_payload;     /* payload copies */
-	size_t g_npayload, g_cap_payload;
-	struct tool_replay_thread *g_threads;
-	size_t g_nthreads, g_cap_threads;
-	struct tool_hmap g_thread_index; /* m -> index in g_threads */
-	uint32_t *g_heap;       /* replay: threads by their next event's time */
-	size_t g_nheap_events;  /* heap events in the generation */
-	uint32_t g_empty_site;  /* the site without frames, TOOL_SITE_NONE until needed */
+	struct tool_replay replay;     /* its batches with heap events; also where they are read again */
 
 	/* Carried from generation to generation. */
-	int fd;                 /* the trace, readable with pread, or -1 */
-	uint64_t fd_base;       /* file position of the trace's first byte in fd */
 	int version;            /* trace format (22, 23, 25, 26) */
 	uint64_t freq;          /* latest trace clock frequency (ticks/s) */
 	uint64_t min_addr, align;
@@ -143,7 +115,7 @@ struct tool_heap {
 	char err[TOOL_HEAP_ERR];
 };
 
-/* tool_heap_init prepares an empty accounting (fed without a file: fd = -1).
+/* tool_heap_init prepares an empty accounting (fed without a file).
  * Returns 0, or -1 when out of memory. tool_heap_release releases it. */
 int tool_heap_init(struct tool_heap *h);
 void tool_heap_release(struct tool_heap *h);

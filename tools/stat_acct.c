@@ -5,9 +5,29 @@
  * (stat_acct.h). */
 #include "tools/stat_acct.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #define NO_G 0 /* m_cur value: no goroutine runs on the M */
+
+typedef unsigned long long ull;
+
+int tool_stat_oom(struct tool_stat *s)
+{
+	snprintf(s->err, sizeof s->err,
+		 "out of memory (generation %llu: %zu batches, %zu bytes of batches kept; %zu threads, %zu sites)",
+		 (ull)s->gen, s->replay.nruns, s->replay.npayload, s->nth, s->sites.nsites);
+	return -1;
+}
+
+uint64_t tool_stat_ns(const struct tool_stat *s, uint64_t ts)
+{
+	uint64_t f = s->g_freq ? s->g_freq : s->freq;
+	if (f == 1000000000ull)
+		return ts;
+	unsigned __int128 ns = (unsigned __int128)ts * 1000000000u / f;
+	return ns > UINT64_MAX ? UINT64_MAX : (uint64_t)ns;
+}
 
 /* ---- reasons ---- */
 
@@ -214,7 +234,7 @@ static void name_from_site(struct tool_stat *s, struct tool_sthread *t, uint32_t
 /* reason_of interns a reason string id into its slot. */
 static int reason_of(struct tool_stat *s, uint64_t id, uint32_t *slot)
 {
-	uint32_t str = tool_stat_string(s, id);
+	uint32_t str = tool_gen_string(&s->tables, &s->sites, id);
 	if (str == TOOL_STAT_NONE)
 		return tool_stat_oom(s);
 	*slot = reason_slot(s, str);
@@ -223,7 +243,7 @@ static int reason_of(struct tool_stat *s, uint64_t id, uint32_t *slot)
 
 static int site_of(struct tool_stat *s, uint64_t stack, uint32_t *site)
 {
-	*site = tool_stat_stack(s, stack);
+	*site = tool_gen_site(&s->tables, &s->sites, stack);
 	return *site == TOOL_STAT_NONE ? tool_stat_oom(s) : 0;
 }
 
@@ -442,7 +462,7 @@ int tool_stat_event(struct tool_stat *s, uint64_t m, const struct gt_event *ev)
 		}
 		return started(s, m, ev->args[0], now);
 	case GT_EV_GO_LABEL: {
-		uint32_t str = tool_stat_string(s, ev->args[0]);
+		uint32_t str = tool_gen_string(&s->tables, &s->sites, ev->args[0]);
 		if (str == TOOL_STAT_NONE)
 			return tool_stat_oom(s);
 		cur->label = str;

@@ -3,15 +3,14 @@
  * syscall sites, and the trace's totals.
  *
  * Input is fed batch by batch from encoder/reader (tool_stat_batch), or a
- * whole file at once (tool_stat_read). Per generation the string and stack
- * tables are kept and each event batch is checked to its end and remembered
- * by its place in the file (regular files are read again with pread; other
- * input keeps the payloads until the generation ends). When the generation
- * ends, the events of all threads are replayed merged by time (each M's
- * events in file order, the earliest head first, ties to the M seen first)
- * through the per-goroutine state machine below; then the generation's
- * tables are dropped. A generation that does not end (a truncated or
- * malformed trace) is not counted.
+ * whole file at once (tool_stat_read); stat_read.c keeps each generation's
+ * string and stack tables (tools/gen_tables.h) and event batches
+ * (tools/replay.h). When the generation ends, the events of all threads are
+ * replayed merged by time (each M's events in file order, the earliest head
+ * first, ties to the M seen first) through the per-goroutine state machine
+ * below (stat_acct.c); then the generation's tables are dropped. A
+ * generation that does not end (a truncated or malformed trace) is not
+ * counted.
  *
  * State machine (one goroutine = one traced thread; the G an event applies
  * to is the one running on the event's M unless the event names it):
@@ -45,6 +44,7 @@
 #include <stdio.h>
 
 #include "encoder/reader.h"
+#include "tools/gen_tables.h"
 #include "tools/heap_map.h"
 #include "tools/heap_sites.h"
 #include "tools/ident.h"
@@ -88,58 +88,29 @@ struct tool_ssite {
 	uint64_t count, total, max; /* ns */
 };
 
-/* Per-generation table entries. */
-struct tool_sgstr {
-	size_t off;          /* into g_chars */
-	uint32_t len;
-	uint32_t global;     /* interned string, or TOOL_STAT_NONE until needed */
-};
-struct tool_sgstk {
-	size_t off;          /* into g_frames: pc, func, file, line per frame */
-	uint32_t n;
-	uint32_t site;       /* interned site, or TOOL_STAT_NONE until needed */
-};
 struct tool_stat {
-	struct tool_sites sites;        /* strings, frames and stacks, interned by content */
+	struct tool_sites sites;      /* strings, frames and stacks, interned by content */
 
 	/* Goroutines, Ms, reasons, sites. */
 	struct tool_sthread *th;
 	size_t nth, cap_th;
-	struct tool_hmap th_index;      /* g -> index in th */
-	struct tool_hmap m_cur;         /* m -> 1 + index of the G running on it (0: none) */
+	struct tool_hmap th_index;    /* g -> index in th */
+	struct tool_hmap m_cur;       /* m -> 1 + index of the G running on it (0: none) */
 	uint32_t reason[TOOL_STAT_REASONS]; /* slot -> string; the last slot also takes the overflow */
 	size_t nreasons;
 	struct tool_ssite *waits, *syscalls;
 	size_t nwaits, cap_waits, nsyscalls, cap_syscalls;
-	struct tool_hmap wait_index;    /* reason << 32 | site -> index in waits */
+	struct tool_hmap wait_index;  /* reason << 32 | site -> index in waits */
 	struct tool_hmap syscall_index; /* site -> index in syscalls */
 
 	/* The generation being read. */
 	uint64_t gen;
 	bool gen_open;
 	uint64_t g_freq;              /* 0 until its sync batch */
-	struct tool_hmap g_strings, g_stacks; /* id -> index in g_str / g_stk */
-	struct tool_sgstr *g_str;
-	size_t g_nstr, g_cap_str;
-	char *g_chars;
-	size_t g_nchars, g_cap_chars;
-	struct tool_sgstk *g_stk;
-	size_t g_nstk, g_cap_stk;
-	uint64_t *g_frames;
-	size_t g_nframes, g_cap_frames;
-	struct tool_replay_run *g_runs;
-	size_t g_nruns, g_cap_runs;
-	uint8_t *g_payload;
-	size_t g_npayload, g_cap_payload;
-	struct tool_replay_thread *g_ms;
-	size_t g_nms, g_cap_ms;
-	struct tool_hmap g_m_index;     /* m -> index in g_ms */
-	uint32_t *g_heap;             /* replay order: Ms by their next event */
-	uint64_t g_events;            /* events of the generation */
+	struct tool_gen_tables tables; /* its strings and stacks */
+	struct tool_replay replay;    /* its event batches; also where they are read again */
 
 	/* Carried from generation to generation. */
-	int fd;                       /* the trace for pread, or -1 */
-	uint64_t fd_base;             /* file position of the trace's first byte in fd */
 	int version;                  /* trace format (22, 23, 25, 26), 0 unknown */
 	uint64_t freq;                /* latest frequency (ticks per second) */
 	bool finished;
@@ -155,12 +126,14 @@ struct tool_stat {
 	uint64_t heap_sample_bytes;   /* heap events sampled with this mean (tools/heap_sample.h); 0: all recorded */
 	uint64_t anomalies;           /* events that fit no goroutine's state (ignored) */
 	bool have_ident;              /* a gotrace.process string was read (tools/ident.h) */
-	struct tool_ident ident;        /* the first one: the process that wrote the trace */
+	struct tool_ident ident;      /* the first one: the process that wrote the trace */
 
 	char err[TOOL_STAT_ERR];
 };
 
-/* tool_stat_init prepares an empty accounting (fed without a file: fd = -1).
+/* The input (stat_read.c). */
+
+/* tool_stat_init prepares an empty accounting (fed without a file).
  * Returns 0, or -1 when out of memory. tool_stat_free releases it. */
 int tool_stat_init(struct tool_stat *s);
 void tool_stat_free(struct tool_stat *s);
@@ -174,28 +147,21 @@ int tool_stat_batch(struct tool_stat *s, const struct gt_rbatch *b);
  * finishes. Returns 0 or -1 with s->err. */
 int tool_stat_end(struct tool_stat *s);
 
-/* tool_stat_finish closes the states still open at the trace's last event
- * (once; later calls do nothing). Feeding more batches after it is an
- * error. */
-void tool_stat_finish(struct tool_stat *s);
-
 /* tool_stat_read reads a whole trace from f and finishes, also after an
  * error. Returns 0, or -1 with s->err (the reader's message, with the
  * offset). */
 int tool_stat_read(struct tool_stat *s, FILE *f);
 
-/* The replay's view of the generation (stat_read.c), for stat_acct.c. */
-/* tool_stat_string returns the interned string of a generation string id
- * (0 = "" for id 0 or an unknown id), or TOOL_STAT_NONE when out of memory. */
-uint32_t tool_stat_string(struct tool_stat *s, uint64_t id);
-/* tool_stat_stack returns the interned site of a generation stack id (the
- * site without frames for 0 or an unknown id), or TOOL_STAT_NONE when out
- * of memory. */
-uint32_t tool_stat_stack(struct tool_stat *s, uint64_t id);
+/* The state machine (stat_acct.c). */
 
 /* tool_stat_event applies one event of thread m (replay order) to the
- * goroutines (stat_acct.c). Returns 0, or -1 with s->err (out of memory). */
+ * goroutines. Returns 0, or -1 with s->err (out of memory). */
 int tool_stat_event(struct tool_stat *s, uint64_t m, const struct gt_event *ev);
+
+/* tool_stat_finish closes the states still open at the trace's last event
+ * (once; later calls do nothing). Feeding more batches after it is an
+ * error. */
+void tool_stat_finish(struct tool_stat *s);
 
 /* tool_stat_ns converts a trace time of the current generation to ns. */
 uint64_t tool_stat_ns(const struct tool_stat *s, uint64_t ts);
