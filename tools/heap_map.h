@@ -1,6 +1,6 @@
 /* heap_map.h — an open-addressing hash map from uint64_t keys to a small
- * record, for `gotrace heap` (live objects by address, per-generation table
- * ids, dedup keys).
+ * record, first written for `gotrace heap` and now shared by the tools (live
+ * objects by address, per-generation table ids, threads, dedup keys).
  *
  * Linear probing, backward-shift deletion (no tombstones), at most 2/3 full.
  * Every key is legal, 0 and UINT64_MAX included. Allocation failures are

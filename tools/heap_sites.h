@@ -1,5 +1,6 @@
-/* heap_sites.h — allocation sites of `gotrace heap`, interned across
- * generations by their symbolized frames.
+/* heap_sites.h — call sites interned across generations by their
+ * symbolized frames: the allocation sites of `gotrace heap`, and the wait
+ * and syscall sites of `gotrace stat`.
  *
  * Stack and string ids are per generation, so a site is identified by its
  * content: the sequence of frames (function, file, line), leaf first. Each
