@@ -231,10 +231,6 @@ static unsigned unwind_raw(uintptr_t *pcs, unsigned max)
 	return 1 + walk(pcs + 1, NULL, max - 1, &flags);
 }
 
-/* take captures the stack at site into pcs (pcs[0] = site): returns the
- * number of frames written, or 0 when a remembered stack matched (*memo:
- * its frames are there, not in pcs). *memo is the remembered stack the
- * frames are, if any. */
 /* remember unwinds the stack above the wrapper called from ra0 with CFA
  * cfa0 into pcs + 1 and keeps it in set w (replacing the way used least
  * recently) when it checks out: it starts at the expected caller and every
