@@ -64,11 +64,11 @@ build/obj/unit/%.o: %.c $(wildcard */*.h)
 
 # test_heap_sources.c includes the heap tool's modules (tools/ is not linked
 # into the unit tests).
-build/obj/unit/test/unit/test_heap_sources.o: $(wildcard tools/heap_*.c tools/heap_*.h tools/replay.c tools/replay.h tools/pprof.c tools/pprof.h tools/gzip.c tools/gzip.h)
+build/obj/unit/test/unit/test_heap_sources.o: $(wildcard tools/heap_*.c tools/heap_*.h tools/gen_tables.c tools/gen_tables.h tools/replay.c tools/replay.h tools/pprof.c tools/pprof.h tools/gzip.c tools/gzip.h)
 
 build/obj/unit/test/unit/test_heap_sampling.o: core/sample.c core/heapset.c
 
-build/obj/unit/test/unit/test_stat_sources.o: $(wildcard tools/stat_*.c tools/stat_*.h tools/replay.c tools/replay.h tools/ident.h)
+build/obj/unit/test/unit/test_stat_sources.o: $(wildcard tools/stat_*.c tools/stat_*.h tools/gen_tables.h tools/replay.h tools/ident.h)
 
 build/obj/unit/test/unit/test_run_sources.o: $(wildcard tools/ident.* tools/outname.* tools/probe.* tools/run_report.* tools/units.*)
 

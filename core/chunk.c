@@ -3,8 +3,7 @@
 
 #include "lock.h"
 #include "region.h"
-#include "flusher.h"
-#include "pressure.h"
+#include "request.h"
 #include "sys.h"
 #include "tracer.h"
 
@@ -15,6 +14,8 @@ static struct gt_chunk *pool;
 static _Atomic unsigned full_count[2]; /* full chunks queued per gen & 1 */
 static uint64_t queued;                 /* full chunks not yet returned (pool_lock) */
 static _Atomic uint64_t returned;       /* full chunks ever returned: progress */
+
+_Atomic int gt_chunk_pressure;
 
 struct gt_chunk *gt_chunk_get(void)
 {
@@ -78,7 +79,7 @@ void gt_chunk_push_full(struct gt_chunk *c)
 		c->next = old;
 	} while (!atomic_compare_exchange_weak_explicit(head, &old, c, memory_order_release, memory_order_relaxed));
 	if (atomic_fetch_add_explicit(&full_count[c->gen & 1], 1, memory_order_relaxed) + 1 == gt.gen_full_chunks)
-		gt_flusher_generation_full();
+		gt_request_early(); /* the flusher, or the next event, ends it */
 }
 
 struct gt_chunk *gt_chunk_take_full(uint64_t gen)
@@ -101,6 +102,7 @@ void gt_chunk_pool_reset_lock(void)
 {
 	gt_lock_reset(&pool_lock);
 	queued = 0; /* the child never returns its parent's chunks */
+	atomic_store(&gt_chunk_pressure, 0);
 	atomic_store(&full_count[0], 0);
 	atomic_store(&full_count[1], 0);
 }

@@ -42,7 +42,14 @@ void gt_chunk_put(struct gt_chunk *c);
  * (its progress, for core/pressure.c). */
 uint64_t gt_chunk_returned(void);
 
-/* gt_chunk_push_full queues a chunk for the flusher (any thread). */
+/* Nonzero while the queued full chunks are at the GOTRACE_BUFFER budget
+ * (a futex word: woken when they are below 3/4 of it again). Threads wait
+ * for room before they open a write section (core/pressure.h). */
+extern _Atomic int gt_chunk_pressure;
+
+/* gt_chunk_push_full queues a chunk for the flusher (any thread). The
+ * chunk that brings its generation to gt.gen_full_chunks asks for the
+ * generation to end now (core/request.h). */
 void gt_chunk_push_full(struct gt_chunk *c);
 
 /* gt_chunk_take_full takes every queued chunk of generation gen (flusher). */

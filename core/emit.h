@@ -20,6 +20,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
+#include "call.h"
 #include "clock.h"
 #include "strtab.h"
 #include "thread.h"
@@ -49,12 +50,8 @@ int gt_block(struct gt_thread *t, enum gt_str reason, uintptr_t site, uintptr_t 
  * and GoStart. */
 void gt_unblock(struct gt_thread *t, int woken);
 
-/* Waits shorter than this are not worth a block in the trace: a barrier's
- * last arrival, a read that found data. */
-#define GT_SHORT_WAIT_NS 10000
-
 /* gt_waited: a call that may or may not have waited ran from t0 until now.
- * If it took at least min_ns, writes the wait after the fact: GoBlock(reason)
+ * If it took at least min_ns (GT_SHORT_WAIT_NS, core/call.h), writes the wait after the fact: GoBlock(reason)
  * at t0, GoUnblock(self) and GoStart now. For waits nobody else releases
  * (barriers): no cost but two clock reads when it did not wait. */
 void gt_waited(struct gt_thread *t, enum gt_str reason, uintptr_t site, uint64_t t0, uint64_t min_ns);
@@ -64,13 +61,9 @@ void gt_waited(struct gt_thread *t, enum gt_str reason, uintptr_t site, uint64_t
  * start; gt_call_end, after the real call, writes the wait after the fact
  * when it lasted GT_SHORT_WAIT_NS or more: GoBlock("network") ... GoUnblock
  * + GoStart for sockets, GoSyscallBegin ... GoSyscallEnd for the rest. A
- * call still running when a generation ends is converted by the flusher,
- * which writes its beginning into that generation (stack: the interposed
- * function and its caller), so a long wait is never shown as running.
- * Traced calls made while one of these runs (signal handlers) pass through. */
-enum gt_call_kind { GT_CALL_NETWORK = 1, GT_CALL_SYSCALL = 2 };
-#define GT_CALL_CLAIMED (UINT64_MAX - 1)   /* the flusher is converting it */
-#define GT_CALL_CONVERTED UINT64_MAX       /* the flusher wrote its beginning */
+ * call still running when a generation ends is converted by the switch
+ * (core/call.h), so a long wait is never shown as running. Traced calls
+ * made while one of these runs (signal handlers) pass through. */
 
 void gt_call_begin_slow(struct gt_thread *t, int kind, uintptr_t site, uintptr_t caller);
 void gt_call_end(struct gt_thread *t);
@@ -88,13 +81,6 @@ static inline void gt_call_begin(struct gt_thread *t, int kind, uintptr_t site, 
 	t->call_caller = caller;
 	atomic_store_explicit(&t->call_t0, gt_now(), memory_order_release);
 }
-
-/* gt_call_convert is the flusher's side: called under reg_lock for a thread
- * outside any write section at the end of generation old; writes into b
- * (a batch of the thread's M) the beginning of its pending call, if any,
- * re-stating statuses first when wrote_status is 0. Returns 1 if it did. */
-struct gt_batch;
-int gt_call_convert(struct gt_thread *t, uint64_t old, uint64_t ts, int wrote_status, struct gt_batch *b);
 
 /* gt_release: the caller releases `key` at `site`, called from `caller`; if
  * a traced thread waits on it, leave a wake record. Cheap when nobody waits. */

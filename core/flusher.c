@@ -19,6 +19,7 @@
 #include "lock.h"
 #include "log.h"
 #include "real.h"
+#include "request.h"
 #include "sink.h"
 #include "sys.h"
 #include "thread.h"
@@ -27,24 +28,19 @@
 #define CLOSE_RANGE_UNSHARE (1U << 1)
 #endif
 
-/* Start and stop are serialized; requests are atomics the thread reads. */
+/* Start and stop are serialized; requests are atomics the thread reads:
+ * these, and those the modules below raise (core/request.h: an early end
+ * of the generation; the wake word it sleeps on). gt_req.flusher is
+ * `running && !stop`, for them. */
 static gt_lock_t life_lock = GT_LOCK_INIT;
 static pthread_t thread;
-static _Atomic int running;        /* the thread exists and was not asked to stop */
+static _Atomic int running;        /* started, not joined nor stopped for exit */
 static _Atomic int stop;
 static _Atomic int final_requested;
 static _Atomic int final_done;
-static _Atomic int early;          /* a generation grew big: end it now */
 static _Atomic int snapshots;      /* flight-recorder snapshots asked for */
-static _Atomic int wake_word;      /* the futex the flusher sleeps on */
 static _Atomic int ready;          /* 1: own table set up; -1: it failed */
 static _Atomic int tid;            /* the flusher's thread id, 0 when none */
-
-static void poke(void)
-{
-	atomic_fetch_add(&wake_word, 1);
-	gt_futex_wake(&wake_word, 1);
-}
 
 /* private_table gives the flusher a descriptor table of its own holding
  * nothing of the program's (only the stream output, if any, at keep). */
@@ -82,7 +78,7 @@ static void *flusher_main(void *arg)
 	gt_advance_warm(); /* the symbol table of the program's own code, now */
 	uint64_t next = gt_advance_next_due();
 	while (!atomic_load(&stop)) {
-		int w = atomic_load(&wake_word);
+		int w = atomic_load(&gt_req.wake);
 		if (atomic_load(&final_requested)) {
 			gt_advance(1);
 			atomic_store(&final_done, 1);
@@ -95,7 +91,7 @@ static void *flusher_main(void *arg)
 			next = gt_now() + gt.period_ns;
 			continue;
 		}
-		if (atomic_exchange(&early, 0)) {
+		if (atomic_exchange(&gt_req.early, 0)) { /* core/request.h */
 			gt_advance(0);
 			next = gt_now() + gt.period_ns;
 			continue;
@@ -103,7 +99,7 @@ static void *flusher_main(void *arg)
 		if (now < next) {
 			uint64_t left = next - now;
 			struct timespec rel = { (time_t)(left / 1000000000ull), (long)(left % 1000000000ull) };
-			gt_futex_wait(&wake_word, w, &rel);
+			gt_futex_wait(&gt_req.wake, w, &rel);
 			continue;
 		}
 		gt_advance(0);
@@ -138,12 +134,13 @@ static int start(void)
 		return EPERM;
 	}
 	atomic_store(&running, 1);
+	atomic_store(&gt_req.flusher, 1);
 	int snaps = 0;
 	if (gt_inline_flusher(1, &snaps))
-		atomic_store(&early, 1);
+		atomic_store(&gt_req.early, 1);
 	if (snaps)
 		atomic_fetch_add(&snapshots, snaps);
-	poke();
+	gt_request_poke();
 	return 0;
 }
 
@@ -171,7 +168,8 @@ int gt_flusher_ensure(void)
 static void halt(void)
 {
 	atomic_store(&stop, 1);
-	poke();
+	atomic_store(&gt_req.flusher, 0);
+	gt_request_poke();
 	GT_REAL(pthread_join)(thread, NULL);
 	atomic_store(&running, 0);
 	gt_inline_flusher(0, NULL);
@@ -195,7 +193,8 @@ void gt_flusher_stop_for_exit(void)
 	 * orders it after any switch the flusher is doing); the thread just
 	 * stops switching. Not joined: exit ends it. */
 	atomic_store(&stop, 1);
-	poke();
+	atomic_store(&gt_req.flusher, 0);
+	gt_request_poke();
 	atomic_store(&running, 0);
 }
 
@@ -204,8 +203,9 @@ void gt_flusher_forget_after_fork(void)
 	gt_lock_reset(&life_lock);
 	atomic_store(&stop, 0);
 	atomic_store(&running, 0);
+	atomic_store(&gt_req.flusher, 0);
 	atomic_store(&final_requested, 0);
-	atomic_store(&early, 0);
+	atomic_store(&gt_req.early, 0);
 	atomic_store(&final_done, 0);
 	atomic_store(&snapshots, 0);
 	atomic_store(&tid, 0);
@@ -214,32 +214,25 @@ void gt_flusher_forget_after_fork(void)
 
 int gt_flusher_running(void)
 {
-	return atomic_load(&running) && !atomic_load(&stop);
+	return atomic_load(&gt_req.flusher); /* running and not asked to stop */
 }
 
 void gt_flusher_snapshot(void)
 {
 	if (gt_flusher_running()) {
 		atomic_fetch_add(&snapshots, 1);
-		poke();
+		gt_request_poke();
 		return;
 	}
 	gt_inline_request_snapshot();
 	gt_inline_try_now(&gt_self, 0); /* at once if this thread can */
 }
 
-void gt_flusher_generation_full(void)
-{
-	if (!atomic_exchange(&early, 1) && gt_flusher_running())
-		poke();
-	gt_inline_request_early(); /* no flusher: the next event switches */
-}
-
 void gt_flusher_final(int timeout_ms)
 {
 	if (atomic_load(&running) && !atomic_load(&stop) && atomic_load(&tid) != gt_gettid()) {
 		atomic_store(&final_requested, 1);
-		poke();
+		gt_request_poke();
 		uint64_t deadline = gt_now() + (uint64_t)timeout_ms * 1000000ull;
 		while (!atomic_load(&final_done)) {
 			uint64_t now = gt_now();

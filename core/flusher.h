@@ -32,18 +32,14 @@ void gt_flusher_alone(void);
 /* gt_flusher_forget_after_fork: the child of fork has no flusher thread. */
 void gt_flusher_forget_after_fork(void);
 
-/* gt_flusher_generation_full asks for the current generation to end now:
- * it holds gt.gen_full_chunks full chunks already, or threads wait for
- * room (core/pressure.h). Cheap; any thread, any context. */
-void gt_flusher_generation_full(void);
-
 /* gt_flusher_final writes the final generation from any context, a signal
  * handler included: the flusher does it if it runs (waiting at most
  * timeout_ms); otherwise the calling thread does, unless the tracer is
  * interrupted on it (then only the generations already written remain). */
 void gt_flusher_final(int timeout_ms);
 
-/* gt_flusher_running: the thread exists and was not asked to stop. */
+/* gt_flusher_running: the thread exists and was not asked to stop
+ * (gt_req.flusher, for the modules below: core/request.h). */
 int gt_flusher_running(void);
 
 /* gt_flusher_snapshot asks for a flight-recorder snapshot; safe in a

@@ -5,9 +5,9 @@
  * half-changed by another thread; the parent releases them. The child, which
  * has only the forking thread, drops the parent's whole state (chunks of
  * other threads, tables, the registry, the parent's file descriptor) and
- * starts a trace of its own (core/init.c gt_child_restart): a fresh file
- * (OUT with its own %p, or OUT.<pid>), generation 1, the forking thread as
- * goroutine 1, a new flusher. A vfork child runs no handler; it shares the
+ * starts a trace of its own (the restart gt_fork_install was given, from
+ * core/init.c): a fresh file (OUT with its own %p, or OUT.<pid>),
+ * generation 1, the forking thread as goroutine 1, a new flusher. A vfork child runs no handler; it shares the
  * parent's memory and must not touch the trace, so every writer checks
  * that it runs in the process that opened the file (gt.pid). */
 #include "fork.h"
@@ -19,7 +19,7 @@
 #include "thread.h"
 #include "tracer.h"
 
-void gt_child_restart(void); /* core/init.c */
+static void (*restart)(void); /* the child's new trace (gt_fork_install) */
 
 static void each_table_lock(void (*fn)(gt_lock_t *))
 {
@@ -66,10 +66,11 @@ static void child(void)
 	gt_lock_reset(&gt.reg_lock);
 	gt_lock_reset(&gt.advance_lock);
 	gt_self.inside--;
-	gt_child_restart();
+	restart();
 }
 
-void gt_fork_install(void)
+void gt_fork_install(void (*child_restart)(void))
 {
+	restart = child_restart;
 	pthread_atfork(prepare, parent, child);
 }

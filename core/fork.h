@@ -3,7 +3,9 @@
 #ifndef GT_FORK_H
 #define GT_FORK_H
 
-/* gt_fork_install registers the fork handlers (once, in the constructor). */
-void gt_fork_install(void);
+/* gt_fork_install registers the fork handlers (once, in the constructor).
+ * child_restart starts the child's own trace; it runs in the child's only
+ * thread, after the handlers freed every tracer lock. */
+void gt_fork_install(void (*child_restart)(void));
 
 #endif

@@ -14,6 +14,7 @@
 #include "clock.h"
 #include "hash.h"
 #include "heapid.h"
+#include "heaplocal.h"
 #include "heapset.h"
 #include "log.h"
 #include "section.h"
@@ -48,7 +49,7 @@ static inline void account(struct gt_thread *t, int64_t d)
 	}
 }
 
-/* The thread's own type table (thread.h): most allocations find their
+/* The thread's own type table (heaplocal.h): most allocations find their
  * (size, stack) there with one hash and a probe or two, without a lock;
  * a new one is interned in the generation's shared table once per thread
  * and generation. */

@@ -8,6 +8,7 @@
 #include "region.h"
 
 _Atomic uint8_t gt_heapset_filter[1u << GT_HEAPSET_FILTER_BITS];
+_Atomic uint64_t gt_heapset_bits[(1u << GT_HEAPSET_FILTER_BITS) / 64];
 
 struct slot {
 	uintptr_t key; /* 0: empty */
@@ -35,29 +36,53 @@ static inline uint64_t home(uintptr_t key)
 	return ((uint64_t)key * 0xc2b2ae3d27d4eb4full) >> shift;
 }
 
+/* The summary bit of counter h: set while the counter is non-zero. Counters
+ * change under the lock, marks without it; so a bit is cleared only after
+ * its counter reached 0 and is set again if a mark came in between (the
+ * counter is read after the clear; seq_cst orders the three). */
+static void bit_set(uint32_t h)
+{
+	atomic_fetch_or(&gt_heapset_bits[h >> 6], UINT64_C(1) << (h & 63));
+}
+
+static void bit_clear(uint32_t h)
+{
+	atomic_fetch_and(&gt_heapset_bits[h >> 6], ~(UINT64_C(1) << (h & 63)));
+	if (atomic_load(&gt_heapset_filter[h]) != 0)
+		bit_set(h);
+}
+
 static void filter_add(const void *p, int d)
 {
-	_Atomic uint8_t *c = &gt_heapset_filter[gt_heapset_hash(p)];
+	uint32_t h = gt_heapset_hash(p);
+	_Atomic uint8_t *c = &gt_heapset_filter[h];
 	uint8_t v = atomic_load_explicit(c, memory_order_relaxed);
 	for (;;) {
 		if (v == 255 || (d < 0 && v == 0))
 			return; /* saturated: stays "maybe" */
-		if (atomic_compare_exchange_weak_explicit(c, &v, (uint8_t)(v + d), memory_order_relaxed,
-							  memory_order_relaxed))
-			return;
+		if (atomic_compare_exchange_weak(c, &v, (uint8_t)(v + d)))
+			break;
 	}
+	if (v == 0 && d > 0)
+		bit_set(h);
+	else if (v == 1 && d < 0)
+		bit_clear(h);
 }
 
 void gt_heapset_mark(const void *p)
 {
 	/* Saturate it: a mark is never taken back. */
-	atomic_store_explicit(&gt_heapset_filter[gt_heapset_hash(p)], 255, memory_order_relaxed);
+	uint32_t h = gt_heapset_hash(p);
+	atomic_store(&gt_heapset_filter[h], 255);
+	bit_set(h);
 }
 
 void gt_heapset_fill(void)
 {
 	for (uint32_t i = 0; i < (1u << GT_HEAPSET_FILTER_BITS); i++)
 		atomic_store_explicit(&gt_heapset_filter[i], 255, memory_order_relaxed);
+	for (uint32_t i = 0; i < (1u << GT_HEAPSET_FILTER_BITS) / 64; i++)
+		atomic_store(&gt_heapset_bits[i], UINT64_MAX);
 }
 
 static int take(int nested)

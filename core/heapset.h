@@ -3,9 +3,12 @@
  *
  * Every free asks "was this object sampled?". Most answers are no, so the
  * question is asked first of a filter: 64 Ki one-byte counters indexed by
- * a multiplicative hash of the address (64 KiB, read with one load and no
- * lock). A zero counter means no sampled object hashes there: the free is
- * not recorded. Only a non-zero counter (a sampled object, or another one
+ * a multiplicative hash of the address, summarized by one bit each (the
+ * bit is set exactly while its counter is non-zero). A free reads only the
+ * bit: one load from 8 KiB that stays in the L1 cache, where the 64 KiB of
+ * counters missed it on most frees (node: 88 % of the free wrapper's time,
+ * 3 % of the program's). A zero bit means no sampled object hashes there:
+ * the free is not recorded. Only a non-zero counter (a sampled object, or another one
  * sharing its counter: with n live sampled objects, about n / 65536 of the
  * frees) looks the address up in the table, under a lock.
  *
@@ -34,6 +37,7 @@
 #define GT_HEAPSET_FILTER_BITS 16
 
 extern _Atomic uint8_t gt_heapset_filter[1u << GT_HEAPSET_FILTER_BITS] __attribute__((visibility("hidden")));
+extern _Atomic uint64_t gt_heapset_bits[(1u << GT_HEAPSET_FILTER_BITS) / 64] __attribute__((visibility("hidden")));
 
 static inline uint32_t gt_heapset_hash(const void *p)
 {
@@ -44,7 +48,8 @@ static inline uint32_t gt_heapset_hash(const void *p)
  * marked); one load. */
 static inline int gt_heapset_maybe(const void *p)
 {
-	return atomic_load_explicit(&gt_heapset_filter[gt_heapset_hash(p)], memory_order_relaxed) != 0;
+	uint32_t h = gt_heapset_hash(p);
+	return (atomic_load_explicit(&gt_heapset_bits[h >> 6], memory_order_relaxed) >> (h & 63)) & 1;
 }
 
 /* gt_heapset_mark makes every later gt_heapset_maybe(p) true (the

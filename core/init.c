@@ -43,10 +43,10 @@ struct gt_tracer gt = {
 	.next_g = 2, /* 1 is the main thread */
 };
 
-static pthread_key_t exit_key;
 static int initialized;
 
-static void thread_exit_hook(void *v)
+/* thread_exit: a registered thread exits (core/thread.h, gt_thread_on_exit). */
+static void thread_exit(void *v)
 {
 	struct gt_thread *t = &gt_self;
 	(void)v;
@@ -61,13 +61,6 @@ static void thread_exit_hook(void *v)
 	gt_unlock(&gt.reg_lock);
 	if (left <= 1)
 		gt_flusher_alone();
-}
-
-/* gt_thread_watch_exit makes the calling thread's exit run the hook. */
-void gt_thread_watch_exit(struct gt_thread *t)
-{
-	if (initialized)
-		pthread_setspecific(exit_key, t);
 }
 
 static void warn_line(const char *line, void *arg)
@@ -88,10 +81,10 @@ static void start_tracing(struct gt_thread *t)
 	gt_main_begin(t);
 }
 
-/* gt_child_restart: the child of fork starts a trace of its own (see
+/* child_restart: the child of fork starts a trace of its own (see
  * core/fork.c). Runs in the child's only thread, with every tracer lock
  * free. */
-void gt_child_restart(void)
+static void child_restart(void)
 {
 	struct gt_thread *t = &gt_self;
 	int was_on = atomic_load(&gt.on) && !gt.finished;
@@ -178,8 +171,8 @@ __attribute__((constructor)) static void gt_init(int argc, char **argv, char **e
 	gt_stack_init();
 	if (syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0)
 		gt.asym_fence = 1;
-	pthread_key_create(&exit_key, thread_exit_hook);
-	gt_fork_install();
+	gt_thread_on_exit(thread_exit);
+	gt_fork_install(child_restart);
 	initialized = 1;
 	start_tracing(self);
 	gt_signals_install();

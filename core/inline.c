@@ -8,17 +8,15 @@
 #include "advance.h"
 #include "clock.h"
 #include "ownstack.h"
+#include "request.h"
 #include "thread.h"
 #include "tracer.h"
 
-_Atomic uint64_t gt_inline_due = UINT64_MAX;
-
 static _Atomic int snapshot_wanted; /* snapshots asked for and not taken */
-static _Atomic int flusher_runs;
 
 int gt_inline_flusher(int running, int *snapshots)
 {
-	atomic_store(&flusher_runs, running);
+	atomic_store(&gt_req.inline_off, running); /* core/request.h */
 	if (!running) {
 		atomic_store(&gt_inline_due, gt_advance_next_due());
 		return 0;
@@ -29,16 +27,10 @@ int gt_inline_flusher(int running, int *snapshots)
 	return early;
 }
 
-void gt_inline_request_early(void)
-{
-	if (!atomic_load(&flusher_runs))
-		atomic_store(&gt_inline_due, 0);
-}
-
 void gt_inline_request_snapshot(void)
 {
 	atomic_fetch_add(&snapshot_wanted, 1);
-	if (!atomic_load(&flusher_runs))
+	if (!atomic_load(&gt_req.inline_off))
 		atomic_store(&gt_inline_due, 0);
 }
 
@@ -70,7 +62,7 @@ static void switch_now(int kind)
 
 void gt_inline_try_now(struct gt_thread *t, int own)
 {
-	if (atomic_load(&flusher_runs) || gt.finished || !safe(t, own))
+	if (atomic_load(&gt_req.inline_off) || gt.finished || !safe(t, own))
 		return;
 	if (!gt_trylock(&gt.advance_lock))
 		return; /* another thread is switching: the work is being done */
@@ -83,7 +75,7 @@ void gt_inline_try_now(struct gt_thread *t, int own)
 		else if (gt_now() >= atomic_load(&gt_inline_due))
 			switch_now(GT_ADV_NEXT);
 	}
-	if (!atomic_load(&flusher_runs))
+	if (!atomic_load(&gt_req.inline_off))
 		atomic_store(&gt_inline_due, gt_advance_next_due());
 	t->inside--;
 	gt_unlock(&gt.advance_lock);

@@ -9,27 +9,25 @@
  * that thread: the thread's `inside` count is exactly the current
  * operation's own, plus pending-call guards (`quiet`), which leave the
  * tracer's state consistent. A thread that cannot switch now leaves the
- * work to the next event. */
+ * work to the next event. An early end asked for from below (a generation
+ * grown big: core/request.h) sets gt_inline_due to 0. */
 #ifndef GT_INLINE_H
 #define GT_INLINE_H
 
 #include <stdatomic.h>
 #include <stdint.h>
 
-struct gt_thread;
+#include "request.h" /* gt_inline_due: when the next switch is due */
 
-/* When the next switch is due on the program's threads. */
-extern _Atomic uint64_t gt_inline_due;
+struct gt_thread;
 
 /* gt_inline_advance: an event at ts >= gt_inline_due is about to be written
  * by t, whose current operation raised t->inside once. Ends the generation
  * (or takes a requested flight-recorder snapshot) when it safely can. */
 void gt_inline_advance(struct gt_thread *t);
 
-/* gt_inline_request_early / _snapshot: the generation should end now / a
- * snapshot is wanted; done by the next event (or at once by
- * gt_inline_try_now). */
-void gt_inline_request_early(void);
+/* gt_inline_request_snapshot: a snapshot is wanted; taken by the next
+ * event (or at once by gt_inline_try_now). */
 void gt_inline_request_snapshot(void);
 
 /* gt_inline_try_now does what is due on the calling thread if nothing of

@@ -6,12 +6,10 @@
 
 #include "chunk.h"
 #include "clock.h"
-#include "flusher.h"
 #include "log.h"
+#include "request.h"
 #include "sys.h"
 #include "tracer.h"
-
-_Atomic int gt_chunk_pressure;
 
 static _Atomic uint64_t waited_ns;  /* total time threads waited */
 static _Atomic uint64_t waits;      /* how many waits */
@@ -22,13 +20,13 @@ static _Atomic int reported;
 
 int gt_pressure_wait(void)
 {
-	if (!gt_flusher_running())
+	if (!atomic_load(&gt_req.flusher))
 		return 0; /* nobody to wait for: the trace is written at exit */
 	uint64_t start = gt_now(), progress_at = start;
 	uint64_t returned = gt_chunk_returned();
-	gt_flusher_generation_full(); /* the queued chunks may all be this generation's */
+	gt_request_early(); /* the queued chunks may all be this generation's */
 	while (atomic_load_explicit(&gt_chunk_pressure, memory_order_acquire)) {
-		if (!gt_flusher_running())
+		if (!atomic_load(&gt_req.flusher))
 			return 0; /* it stopped (one thread left): this thread switches (core/inline.h) */
 		if (!atomic_load_explicit(&gt.on, memory_order_relaxed)) {
 			atomic_fetch_add(&dropped, 1);
@@ -72,5 +70,4 @@ void gt_pressure_forget_after_fork(void)
 	atomic_store(&waits, 0);
 	atomic_store(&dropped, 0);
 	atomic_store(&reported, 0);
-	atomic_store(&gt_chunk_pressure, 0);
 }

@@ -2,8 +2,9 @@
  * writes them is bounded by GOTRACE_BUFFER.
  *
  * chunk.c counts the full chunks queued for the flusher; at the budget it
- * raises gt_chunk_pressure, and a thread about to open a write section
- * waits — outside any section (tracer.h, invariant 2), so the flusher never
+ * raises gt_chunk_pressure (core/chunk.h), and a thread about to open a
+ * write section asks for the generation to end (core/request.h) and waits
+ * — outside any section (tracer.h, invariant 2), so the flusher never
  * waits for it — until the flusher has written a generation and returned
  * its chunks. Nothing is dropped while the flusher makes progress: the
  * program slows down to the speed of the output instead. Only a flusher
@@ -16,11 +17,7 @@
 
 #include <stdatomic.h>
 
-
 #define GT_PRESSURE_STUCK_NS 10000000000ull /* 10 s without a chunk returned */
-
-/* Nonzero while the queued full chunks are at the budget (futex word). */
-extern _Atomic int gt_chunk_pressure;
 
 /* gt_pressure_wait waits until the budget has room again. Returns 0, or
  * -1 when tracing stopped meanwhile (the caller drops its event). */

@@ -231,10 +231,6 @@ static unsigned unwind_raw(uintptr_t *pcs, unsigned max)
 	return 1 + walk(pcs + 1, NULL, max - 1, &flags);
 }
 
-/* take captures the stack at site into pcs (pcs[0] = site): returns the
- * number of frames written, or 0 when a remembered stack matched (*memo:
- * its frames are there, not in pcs). *memo is the remembered stack the
- * frames are, if any. */
 /* remember unwinds the stack above the wrapper called from ra0 with CFA
  * cfa0 into pcs + 1 and keeps it in set w (replacing the way used least
  * recently) when it checks out: it starts at the expected caller and every
@@ -246,7 +242,10 @@ __attribute__((noinline)) static unsigned remember(uintptr_t *pcs, struct gt_sid
 {
 	/* The way used least recently, unwound into directly (no copy of
 	 * the slots on the program's stack): it is replaced either way. */
-	struct gt_stack_memo *m = w[0].stamp <= w[1].stamp ? &w[0] : &w[1];
+	struct gt_stack_memo *m = &w[0];
+	for (int k = 1; k < GT_MEMO_WAYS; k++)
+		if (w[k].stamp < m->stamp)
+			m = &w[k];
 	m->n = 0;
 	unsigned flags;
 	unsigned n = unwind(pcs + 1, m->slot, want, &flags);
@@ -286,8 +285,8 @@ static inline __attribute__((always_inline)) unsigned take(uintptr_t *pcs, uintp
 	uintptr_t hi = readable_hi(t, cfa0);
 	/* The set: the top bits of a multiplicative hash of the pair. */
 	unsigned set = (unsigned)(((ra0 ^ (cfa0 << 7)) * 0x9e3779b97f4a7c15ull) >> 59) & (GT_MEMO_SETS - 1);
-	struct gt_stack_memo *w = &side->memo[2 * set];
-	for (int k = 0; k < 2; k++) {
+	struct gt_stack_memo *w = &side->memo[GT_MEMO_WAYS * set];
+	for (int k = 0; k < GT_MEMO_WAYS; k++) {
 		struct gt_stack_memo *m = &w[k];
 		if (m->ra0 == ra0 && m->cfa0 == cfa0 && m->n > 0 && m->n <= want && memo_valid(m, hi)) {
 			m->stamp = ++side->memo_tick;
@@ -329,7 +328,7 @@ unsigned gt_stack_capture_slow(uintptr_t *pcs, uintptr_t site)
 
 void gt_stack_forget_sizes(struct gt_side *side)
 {
-	for (unsigned i = 0; i < 2 * GT_MEMO_SETS; i++) {
+	for (unsigned i = 0; i < GT_MEMO_WAYS * GT_MEMO_SETS; i++) {
 		struct gt_stack_memo *m = &side->memo[i];
 		if (m->sizes)
 			memset(m->sizes, 0, GT_SIZES * sizeof *m->sizes);

@@ -11,11 +11,11 @@
 
 #include "../encoder/wire.h"
 #include "hash.h"
+#include "stacklocal.h"
 #include "thread.h"
 #include "tracer.h"
 
 struct gt_thread;
-struct gt_stack_memo;
 
 /* Synthetic frames: PCs no code can have, named by the flusher. */
 #define GT_PC_SYNTHETIC 0xfff0000000000000ull
@@ -97,10 +97,6 @@ static inline uint64_t gt_stack_take_id(struct gt_thread *t, uint64_t gen, struc
 		return m->id;
 	return gt_stack_take_id_slow(t, gen, s);
 }
-
-/* Requested sizes below this have their heap type cached in the remembered
- * stack (struct gt_stack_memo, sizes). */
-#define GT_SIZES 4096
 
 /* gt_stack_forget_sizes clears every remembered stack's size table. */
 struct gt_side;

@@ -23,6 +23,18 @@ static struct gt_pending_label label_pool[64];
 static struct gt_pending_label *label_free;
 static int label_pool_ready;
 
+/* A registered thread's exit — a return from its start routine,
+ * pthread_exit, cancellation — runs the exit hook: the destructor of a TLS
+ * key whose value registration sets. */
+static pthread_key_t exit_key;
+static int exit_key_made;
+
+void gt_thread_on_exit(void (*hook)(void *))
+{
+	if (pthread_key_create(&exit_key, hook) == 0)
+		exit_key_made = 1;
+}
+
 struct gt_proc *gt_proc_acquire(void)
 {
 	static struct gt_proc slab[256];
@@ -95,7 +107,8 @@ void gt_thread_register(struct gt_thread *t, uint64_t g, uintptr_t start_pc)
 		}
 	}
 	gt_unlock(&gt.reg_lock);
-	gt_thread_watch_exit(t);
+	if (exit_key_made)
+		pthread_setspecific(exit_key, t);
 }
 
 void gt_thread_unregister(struct gt_thread *t)
@@ -140,7 +153,7 @@ static unsigned side_pooled;
  * written before they are read. */
 static void fresh(struct gt_side *s)
 {
-	for (unsigned i = 0; i < 2 * GT_MEMO_SETS; i++) {
+	for (unsigned i = 0; i < GT_MEMO_WAYS * GT_MEMO_SETS; i++) {
 		s->memo[i].n = 0;
 		s->memo[i].stamp = 0;
 		s->memo[i].id_gen = 0;
@@ -186,7 +199,7 @@ void gt_thread_side_free(struct gt_thread *t)
 	t->block_pcs = NULL;
 	for (int i = 0; i < 2; i++)
 		gt_typelog_release(&gt.types[i], s->typelog[i]); /* the flusher frees them */
-	for (unsigned i = 0; i < 2 * GT_MEMO_SETS; i++)
+	for (unsigned i = 0; i < GT_MEMO_WAYS * GT_MEMO_SETS; i++)
 		if (s->memo[i].sizes)
 			gt_unmap(s->memo[i].sizes, GT_SIZES * sizeof *s->memo[i].sizes);
 	if (s->types.slots)

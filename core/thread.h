@@ -8,6 +8,8 @@
 #include <stdint.h>
 
 #include "../encoder/wire.h"
+#include "heaplocal.h"
+#include "stacklocal.h"
 #include "tracer.h"
 #include "unwind.h"
 
@@ -29,54 +31,6 @@ enum gt_tstate {
 	GT_T_DEAD,       /* after GoDestroy */
 };
 
-#define GT_STACK_CACHE 64
-
-/* A remembered stack (core/stack.c): the frames above one call site, with
- * the stack slot each return address was read from, and its id in the
- * stack table of generation id_gen (with the interposed function id_site
- * as the leaf). */
-#define GT_MEMO_SETS 32 /* two ways each */
-#define GT_MEMO_FRAMES 32
-
-struct gt_stack_memo {
-	uintptr_t ra0, cfa0; /* the interposed function's caller and its SP */
-	uint32_t n;
-	uint32_t stamp;      /* last use, for replacement within a set */
-	uint64_t id_gen, id;
-	uintptr_t id_site;
-	/* Heap types of small requested sizes allocated from this stack
-	 * (core/heap.c): sizes[size] = binding << 32 | type id, where binding
-	 * numbers each (generation, stack id) the entry has stood for
-	 * (bumped whenever id_gen or id changes): mapped on first use, reused
-	 * by whatever the entry remembers next. */
-	uint64_t *sizes;
-	uint32_t binding;
-	uintptr_t ip[GT_MEMO_FRAMES];
-	uintptr_t slot[GT_MEMO_FRAMES];
-};
-
-/* A thread's (requested size, stack id) -> type id table for one generation
- * (core/heap.c): an open-addressing hash table that only grows within a
- * generation and empties itself when the generation changes (an entry
- * counts only when its epoch is the table's). */
-struct gt_type_slot {
-	uint32_t epoch, size, stack, id;
-};
-
-struct gt_type_local {
-	uint64_t gen;        /* the generation the live entries belong to */
-	uint32_t epoch;      /* bumped when gen changes: every entry is stale */
-	uint32_t count;      /* live entries */
-	uint32_t mask;       /* slots - 1, 0 before the first use */
-	struct gt_type_slot *slots; /* mmap'd */
-};
-
-struct gt_stack_cache_entry {
-	uint64_t hash;
-	uint64_t gen;
-	uint64_t id;
-};
-
 /* An open user region (core/annotate.c). */
 #define GT_REGIONS 32
 struct gt_region_open {
@@ -87,13 +41,16 @@ struct gt_region_open {
 /* What a thread keeps beside its TLS state, mapped when the thread is
  * registered: static TLS stays small, because glibc carves every thread's
  * static TLS out of the thread's own stack, and programs that give their
- * threads 16 KiB stacks pay for every byte of it. */
+ * threads 16 KiB stacks pay for every byte of it. Modules define their
+ * parts in their own headers: core/stacklocal.h, core/heaplocal.h,
+ * core/typetab.h, core/unwind.h. */
 struct gt_side {
 	uintptr_t block_pcs[GT_MAX_FRAMES];  /* the current or last wait's stack */
-	struct gt_stack_memo memo[2 * GT_MEMO_SETS];
+	/* Remembered stacks (core/stack.c), two per set. */
+	struct gt_stack_memo memo[GT_MEMO_WAYS * GT_MEMO_SETS];
 	uint32_t memo_tick;
 	uint32_t bindings;   /* the last binding number handed out */
-	struct gt_type_local types;
+	struct gt_type_local types; /* the thread's heap types (core/heap.c) */
 	struct gt_typelog *typelog[2]; /* per generation parity (core/typetab.h) */
 	/* Heap object ids (core/heapid.h): the thread's last two address
 	 * regions (key = region + 1, 0: none) and their base ids. Valid for
@@ -161,7 +118,7 @@ struct gt_thread {
 
 	/* A call that may wait in the kernel (read, poll, waitpid ...): its
 	 * start time while it runs, or GT_CALL_CLAIMED / GT_CALL_CONVERTED
-	 * when the flusher has written its beginning (core/emit.h). */
+	 * when the flusher has written its beginning (core/call.h). */
 	_Atomic uint64_t call_t0;
 	uint8_t call_kind;
 	uint8_t call_stack;   /* block_pcs holds the pending call's whole stack */
@@ -210,9 +167,11 @@ extern __thread struct gt_thread gt_self __attribute__((tls_model("initial-exec"
  * a label set for it before it started. */
 void gt_thread_register(struct gt_thread *t, uint64_t g, uintptr_t start_pc);
 
-/* gt_thread_watch_exit arranges for the calling thread's exit (return from
- * its start routine, pthread_exit, cancellation) to end its goroutine. */
-void gt_thread_watch_exit(struct gt_thread *t);
+/* gt_thread_on_exit: hook(t) runs when a registered thread exits (returns
+ * from its start routine, calls pthread_exit, is cancelled), as a TLS-key
+ * destructor: it ends the thread's goroutine (core/init.c). Once, from the
+ * constructor, before any thread registers. */
+void gt_thread_on_exit(void (*hook)(void *));
 
 /* gt_thread_unregister hands the thread's open chunks to the flusher,
  * returns its P and removes it from the registry. After ProcStop. */

@@ -9,10 +9,10 @@
  * Invariants:
  *
  * 1. Every event of a thread is written inside a write section
- *    (gt_write_begin/end), and the generation it belongs to is read inside
- *    that section, once. Otherwise the flusher could take a chunk while the
- *    thread still appends to it, or an event could land in a generation that
- *    was already written out.
+ *    (gt_section_open ... section_close, core/section.h), and the generation
+ *    it belongs to is read inside that section, once. Otherwise the flusher
+ *    could take a chunk while the thread still appends to it, or an event
+ *    could land in a generation that was already written out.
  *
  * 2. A write section never blocks and never calls the application's code:
  *    the real blocking call happens between two sections. Otherwise the

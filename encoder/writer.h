@@ -1,6 +1,6 @@
 /* writer.h — writes the Go trace wire format into caller-owned memory.
  *
- * Pure: no globals, no allocation, no I/O. The hot path (core/buffer.c) uses
+ * Pure: no globals, no allocation, no I/O. The hot path (core/section.h) uses
  * the inline batch functions to append events straight into a thread's
  * chunk; the flusher uses the table and sync helpers. Callers reserve room
  * first (gt_batch_room); every function here assumes the room is there. */

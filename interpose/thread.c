@@ -4,7 +4,7 @@
  * creator has written GoCreate (so the new goroutine's GoStart can never
  * come before its creation), announces the thread, then runs the start
  * routine. The thread's exit is seen by a TLS-key destructor
- * (core/init.c), whatever way it exits.
+ * (core/thread.h, gt_thread_on_exit), whatever way it exits.
  *
  * The new thread starts with every signal blocked and takes the mask it was
  * meant to have only in the trampoline, once its `inside` is raised: a

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "tools/cmd.h"
-#include "tools/replay.h"
+#include "tools/replay_cmd.h"
 #include "tools/gzip.h"
 #include "tools/heap_report.h"
 
@@ -53,22 +53,22 @@ static void heap_help(FILE *out)
 }
 
 
-static int write_profile(const struct gt_heap *h, const char *name, const char *path)
+static int write_profile(const struct tool_heap *h, const char *name, const char *path)
 {
-	struct gt_pprof p;
+	struct tool_pprof p;
 	char err[256];
-	if (gt_heap_pprof(h, name, &p)) {
+	if (tool_heap_pprof(h, name, &p)) {
 		fprintf(stderr, "gotrace heap: out of memory while building the profile\n");
 		return -1;
 	}
 	FILE *f = fopen(path, "wb");
 	if (!f) {
 		fprintf(stderr, "gotrace heap: cannot create %s: %s\n", path, strerror(errno));
-		gt_pprof_free(&p);
+		tool_pprof_free(&p);
 		return -1;
 	}
-	int rc = gt_gzip_write(f, p.out.buf, p.out.len, err, sizeof err);
-	gt_pprof_free(&p);
+	int rc = tool_gzip_write(f, p.out.buf, p.out.len, err, sizeof err);
+	tool_pprof_free(&p);
 	if (fclose(f) != 0 && rc == 0) {
 		snprintf(err, sizeof err, "write error: %s", strerror(errno));
 		rc = -1;
@@ -82,34 +82,34 @@ static int write_profile(const struct gt_heap *h, const char *name, const char *
 
 static int heap_main(int argc, char **argv)
 {
-	static const struct gt_replay_cmd args = { "heap", USAGE, &gt_cmd_heap, "sites", true, "pprof", true };
+	static const struct tool_replay_cmd args = { "heap", USAGE, &tool_cmd_heap, "sites", true, "pprof", true };
 	const char *pprof = NULL;
 	unsigned top = DEFAULT_TOP;
 	const char *path = NULL;
 	int status;
-	FILE *f = gt_replay_args(&args, argc, argv, &top, &pprof, NULL, &path, &status);
+	FILE *f = tool_replay_args(&args, argc, argv, &top, &pprof, NULL, &path, &status);
 	if (!f)
 		return status;
-	struct gt_heap *h = malloc(sizeof *h);
-	if (!h || gt_heap_init(h)) {
+	struct tool_heap *h = malloc(sizeof *h);
+	if (!h || tool_heap_init(h)) {
 		fprintf(stderr, "gotrace heap: out of memory\n");
 		if (h)
-			gt_heap_free(h);
+			tool_heap_release(h);
 		free(h);
 		if (f != stdin)
 			fclose(f);
 		return 1;
 	}
-	bool empty = gt_replay_empty(f);
-	int failed = !empty && gt_heap_read(h, f) != 0;
+	bool empty = tool_replay_empty(f);
+	int failed = !empty && tool_heap_read(h, f) != 0;
 	if (f != stdin)
 		fclose(f);
 	const char *name = f == stdin ? "(standard input)" : path;
 
 	if (empty || h->gens == 0) {
 		/* Nothing to report: one line, no empty report. */
-		int rc = gt_replay_no_generation("heap", name, empty, h->version, failed ? h->err : NULL);
-		gt_heap_free(h);
+		int rc = tool_replay_no_generation("heap", name, empty, h->version, failed ? h->err : NULL);
+		tool_heap_release(h);
 		free(h);
 		return rc;
 	}
@@ -118,7 +118,7 @@ static int heap_main(int argc, char **argv)
 		printf("(the trace is truncated or malformed after generation %llu; this report covers\n"
 		       " its complete generations only, and objects live at that point count as live)\n\n",
 		       (unsigned long long)h->last_gen);
-	gt_heap_report(stdout, h, name, top);
+	tool_heap_report(stdout, h, name, top);
 	fflush(stdout);
 	if (pprof && write_profile(h, name, pprof))
 		rc = 1;
@@ -126,12 +126,12 @@ static int heap_main(int argc, char **argv)
 		fprintf(stderr, "gotrace heap: %s: %s\n", name, h->err);
 		rc = 1;
 	}
-	gt_heap_free(h);
+	tool_heap_release(h);
 	free(h);
 	return rc;
 }
 
-const struct gt_command gt_cmd_heap = {
+const struct tool_command tool_cmd_heap = {
 	.name = "heap",
 	.summary = "heap profile and leak report of a trace (malloc/free, new/delete)",
 	.usage = USAGE,

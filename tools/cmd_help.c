@@ -1,30 +1,42 @@
-/* cmd_help.c — `gotrace help [COMMAND]`: commands, environment variables and examples. */
+/* cmd_help.c — `gotrace help [COMMAND]`: commands, environment variables and
+ * examples; and the table of commands it lists, which gotrace.c dispatches
+ * through. */
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "core/config.h"
 #include "tools/cmd.h"
+#include "tools/locate.h"
+
+const struct tool_command *const tool_commands[] = {
+	&tool_cmd_run,
+	&tool_cmd_heap,
+	&tool_cmd_stat,
+	&tool_cmd_help,
+	NULL,
+};
+
+const struct tool_command *tool_command_find(const char *name)
+{
+	for (size_t i = 0; tool_commands[i] != NULL; i++)
+		if (strcmp(tool_commands[i]->name, name) == 0)
+			return tool_commands[i];
+	return NULL;
+}
 
 static void print_commands(FILE *out)
 {
 	fprintf(out, "usage: gotrace COMMAND [ARGS...]\n\ncommands:\n");
-	for (size_t i = 0; gt_commands[i] != NULL; i++)
-		fprintf(out, "  %-6s %s\n", gt_commands[i]->name, gt_commands[i]->summary);
+	for (size_t i = 0; tool_commands[i] != NULL; i++)
+		fprintf(out, "  %-6s %s\n", tool_commands[i]->name, tool_commands[i]->summary);
 }
 
-void gt_print_usage(FILE *out)
+void tool_print_usage(FILE *out)
 {
 	print_commands(out);
 	fprintf(out, "\nRun 'gotrace help' for the environment variables and examples,\n"
 		     "'gotrace help COMMAND' for a command's options.\n");
-}
-
-void gt_print_command_help(FILE *out, const struct gt_command *cmd)
-{
-	fprintf(out, "usage: %s\n\n", cmd->usage);
-	if (cmd->help)
-		cmd->help(out);
 }
 
 /* print_environment prints every option from core/config's table. */
@@ -43,7 +55,7 @@ static void print_environment(FILE *out)
 static void print_overview(FILE *out)
 {
 	char lib[PATH_MAX + 64];
-	int found = gt_find_preload(lib, sizeof lib) == 0;
+	int found = tool_find_preload(lib, sizeof lib) == 0;
 
 	fprintf(out, "gotrace %s: Go execution traces of unmodified multi-threaded C/C++ programs.\n"
 		     "Each OS thread shows up as a goroutine; contended locks, condition variables,\n"
@@ -70,13 +82,13 @@ static int help_main(int argc, char **argv)
 		print_overview(stdout);
 		return 0;
 	}
-	const struct gt_command *cmd = gt_command_find(argv[1]);
+	const struct tool_command *cmd = tool_command_find(argv[1]);
 	if (cmd == NULL) {
 		fprintf(stderr, "gotrace: unknown command \"%s\"\n", argv[1]);
-		gt_print_usage(stderr);
-		return GT_EXIT_USAGE;
+		tool_print_usage(stderr);
+		return TOOL_EXIT_USAGE;
 	}
-	gt_print_command_help(stdout, cmd);
+	tool_command_help(stdout, cmd);
 	return 0;
 }
 
@@ -87,7 +99,7 @@ static void help_help(FILE *out)
 		     "are the same as `gotrace help`; `gotrace --version` prints the version.\n");
 }
 
-const struct gt_command gt_cmd_help = {
+const struct tool_command tool_cmd_help = {
 	.name = "help",
 	.summary = "show this help, or a command's options (gotrace help COMMAND)",
 	.usage = "gotrace help [COMMAND]",

@@ -22,6 +22,8 @@
 
 #include "core/config.h"
 #include "tools/cmd.h"
+#include "tools/elf_kind.h"
+#include "tools/locate.h"
 #include "tools/run_report.h"
 
 #define USAGE "gotrace run [-o FILE] [-s STACKS] [-p PERIOD] [-f FORMAT] [-F WINDOW] [-q] [--] CMD [ARGS...]"
@@ -165,7 +167,7 @@ static void child_exec(char **argv, const struct sigaction *old_int,
 	for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
 		if (write(2, parts[i], strlen(parts[i])) < 0)
 			break;
-	_exit(e == ENOENT ? GT_EXIT_NOTFOUND : GT_EXIT_NOEXEC);
+	_exit(e == ENOENT ? TOOL_EXIT_NOTFOUND : TOOL_EXIT_NOEXEC);
 }
 
 /* ---- the command ---- */
@@ -176,7 +178,7 @@ static int usage_error(const char *what, const char *arg)
 		fprintf(stderr, "gotrace run: %s %s\nusage: %s\n", what, arg, USAGE);
 	else
 		fprintf(stderr, "gotrace run: %s\nusage: %s\n", what, USAGE);
-	return GT_EXIT_USAGE;
+	return TOOL_EXIT_USAGE;
 }
 
 static int run_main(int argc, char **argv)
@@ -214,7 +216,7 @@ static int run_main(int argc, char **argv)
 				gt_config_quote(optarg, q, sizeof q);
 				fprintf(stderr, "gotrace: -%c %s is not %s (%s)\n", c, q, d->expect,
 					d->name);
-				return GT_EXIT_USAGE;
+				return TOOL_EXIT_USAGE;
 			}
 			given[flag->opt] = optarg;
 			continue;
@@ -224,7 +226,7 @@ static int run_main(int argc, char **argv)
 			quiet = true;
 			break;
 		case 'h':
-			gt_print_command_help(stdout, &gt_cmd_run);
+			tool_command_help(stdout, &tool_cmd_run);
 			return 0;
 		case ':':
 		default: {
@@ -240,24 +242,24 @@ static int run_main(int argc, char **argv)
 
 	/* Say what is wrong before starting anything, like a shell would. */
 	char exe[PATH_MAX];
-	int found = gt_which(cmd[0], exe, sizeof exe);
-	if (found == GT_EXIT_NOTFOUND) {
+	int found = tool_which(cmd[0], exe, sizeof exe);
+	if (found == TOOL_EXIT_NOTFOUND) {
 		fprintf(stderr, "gotrace: %s: command not found\n", cmd[0]);
 		return found;
 	}
-	if (found == GT_EXIT_NOEXEC) {
+	if (found == TOOL_EXIT_NOEXEC) {
 		struct stat st;
 		bool dir = stat(exe, &st) == 0 && S_ISDIR(st.st_mode);
 		fprintf(stderr, "gotrace: %s: %s\n", cmd[0], dir ? "is a directory" : "permission denied");
 		return found;
 	}
-	if (gt_elf_is_static(exe)) {
+	if (tool_elf_is_static(exe)) {
 		fprintf(stderr, "gotrace: %s is statically linked; LD_PRELOAD cannot trace it\n", cmd[0]);
-		return GT_EXIT_USAGE;
+		return TOOL_EXIT_USAGE;
 	}
 
 	char lib[PATH_MAX + 64];
-	bool have_lib = gt_find_preload(lib, sizeof lib) == 0;
+	bool have_lib = tool_find_preload(lib, sizeof lib) == 0;
 	if (!have_lib)
 		fprintf(stderr, "gotrace: libgotrace.so not found (looked for %s); running %s untraced\n",
 			lib, cmd[0]);
@@ -349,9 +351,9 @@ static int run_main(int argc, char **argv)
 	}
 
 	if (!quiet) {
-		struct gt_run_result res = { cfg.out, pid, start, status, have_lib };
+		struct tool_run_result res = { cfg.out, pid, start, status, have_lib };
 		fflush(stdout);
-		gt_run_report(stderr, &res);
+		tool_run_report(stderr, &res);
 	}
 
 	if (WIFSIGNALED(status))
@@ -359,7 +361,7 @@ static int run_main(int argc, char **argv)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
 }
 
-const struct gt_command gt_cmd_run = {
+const struct tool_command tool_cmd_run = {
 	.name = "run",
 	.summary = "run a program and write its Go execution trace",
 	.usage = USAGE,

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "tools/cmd.h"
-#include "tools/replay.h"
+#include "tools/replay_cmd.h"
 #include "tools/stat_acct.h"
 #include "tools/stat_report.h"
 
@@ -49,40 +49,40 @@ static void stat_help(FILE *out)
 
 static int stat_main(int argc, char **argv)
 {
-	static const struct gt_replay_cmd args = { "stat", USAGE, &gt_cmd_stat, "entries", false, "json", false };
+	static const struct tool_replay_cmd args = { "stat", USAGE, &tool_cmd_stat, "entries", false, "json", false };
 	bool json = false;
 	unsigned top = DEFAULT_TOP;
 	const char *path = NULL;
 	int status;
-	FILE *f = gt_replay_args(&args, argc, argv, &top, NULL, &json, &path, &status);
+	FILE *f = tool_replay_args(&args, argc, argv, &top, NULL, &json, &path, &status);
 	if (!f)
 		return status;
 	const char *name = f == stdin ? "(standard input)" : path;
-	struct gt_stat *s = malloc(sizeof *s);
-	if (!s || gt_stat_init(s)) {
+	struct tool_stat *s = malloc(sizeof *s);
+	if (!s || tool_stat_init(s)) {
 		fprintf(stderr, "gotrace stat: out of memory\n");
 		if (s)
-			gt_stat_free(s);
+			tool_stat_free(s);
 		free(s);
 		if (f != stdin)
 			fclose(f);
 		return 1;
 	}
-	bool empty = gt_replay_empty(f);
-	bool failed = !empty && gt_stat_read(s, f) != 0;
+	bool empty = tool_replay_empty(f);
+	bool failed = !empty && tool_stat_read(s, f) != 0;
 	if (f != stdin)
 		fclose(f);
 
 	if (empty || s->gens == 0) {
 		/* Nothing to summarize: one line, no empty tables. */
-		int rc = gt_replay_no_generation("stat", name, empty, s->version, failed ? s->err : NULL);
-		gt_stat_free(s);
+		int rc = tool_replay_no_generation("stat", name, empty, s->version, failed ? s->err : NULL);
+		tool_stat_free(s);
 		free(s);
 		return rc;
 	}
 	int rc = failed;
 	if (json) {
-		if (gt_stat_json(stdout, s, name, top, failed ? s->err : NULL)) {
+		if (tool_stat_json(stdout, s, name, top, failed ? s->err : NULL)) {
 			fflush(stdout);
 			fprintf(stderr, "gotrace stat: out of memory while writing the summary\n");
 			rc = 1;
@@ -92,7 +92,7 @@ static int stat_main(int argc, char **argv)
 			printf("(the trace is truncated or malformed after generation %llu; this summary\n"
 			       " covers its complete generations only)\n\n",
 			       (unsigned long long)s->last_gen);
-		if (gt_stat_report(stdout, s, name, top))
+		if (tool_stat_report(stdout, s, name, top))
 			rc = 1;
 	}
 	if (fflush(stdout) != 0 && !failed) {
@@ -101,12 +101,12 @@ static int stat_main(int argc, char **argv)
 	}
 	if (failed)
 		fprintf(stderr, "gotrace stat: %s: %s\n", name, s->err);
-	gt_stat_free(s);
+	tool_stat_free(s);
 	free(s);
 	return rc;
 }
 
-const struct gt_command gt_cmd_stat = {
+const struct tool_command tool_cmd_stat = {
 	.name = "stat",
 	.summary = "where the threads' time went: running, blocked by reason, syscalls, top wait sites",
 	.usage = USAGE,

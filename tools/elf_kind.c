@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "tools/cmd.h"
+#include "tools/elf_kind.h"
 
 /* One program header or dynamic entry, whatever the ELF class. */
 struct phdr {
@@ -70,7 +70,7 @@ static bool dynamic_says_pie(int fd, bool is64, const struct phdr *dyn)
 	return false;
 }
 
-int gt_elf_is_static(const char *path)
+int tool_elf_is_static(const char *path)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)

@@ -1,30 +1,15 @@
-/* gotrace.c — the gotrace command: dispatches argv[1] to a subcommand from one table. */
+/* gotrace.c — the gotrace command: dispatches argv[1] to a command of the
+ * table (tools/cmd_help.c). */
 #include <stdio.h>
 #include <string.h>
 
 #include "tools/cmd.h"
 
-const struct gt_command *const gt_commands[] = {
-	&gt_cmd_run,
-	&gt_cmd_heap,
-	&gt_cmd_stat,
-	&gt_cmd_help,
-	NULL,
-};
-
-const struct gt_command *gt_command_find(const char *name)
-{
-	for (size_t i = 0; gt_commands[i] != NULL; i++)
-		if (strcmp(gt_commands[i]->name, name) == 0)
-			return gt_commands[i];
-	return NULL;
-}
-
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
-		gt_print_usage(stderr);
-		return GT_EXIT_USAGE;
+		tool_print_usage(stderr);
+		return TOOL_EXIT_USAGE;
 	}
 	const char *name = argv[1];
 	if (strcmp(name, "--version") == 0 || strcmp(name, "-V") == 0) {
@@ -34,11 +19,11 @@ int main(int argc, char **argv)
 	if (strcmp(name, "-h") == 0 || strcmp(name, "--help") == 0)
 		name = "help";
 
-	const struct gt_command *cmd = gt_command_find(name);
+	const struct tool_command *cmd = tool_command_find(name);
 	if (cmd == NULL) {
 		fprintf(stderr, "gotrace: unknown command \"%s\"\n", name);
-		gt_print_usage(stderr);
-		return GT_EXIT_USAGE;
+		tool_print_usage(stderr);
+		return TOOL_EXIT_USAGE;
 	}
 	return cmd->main(argc - 1, argv + 1);
 }

@@ -9,7 +9,7 @@
 
 #define GZIP_WINDOW (15 + 16) /* 32 KiB window, gzip header and trailer */
 
-int gt_gzip(const void *in, size_t n, uint8_t **out, size_t *outlen)
+int tool_gzip(const void *in, size_t n, uint8_t **out, size_t *outlen)
 {
 	z_stream z;
 	memset(&z, 0, sizeof z);
@@ -57,11 +57,11 @@ int gt_gzip(const void *in, size_t n, uint8_t **out, size_t *outlen)
 	return 0;
 }
 
-int gt_gzip_write(FILE *f, const void *in, size_t n, char *err, size_t errlen)
+int tool_gzip_write(FILE *f, const void *in, size_t n, char *err, size_t errlen)
 {
 	uint8_t *gz;
 	size_t len;
-	if (gt_gzip(in, n, &gz, &len)) {
+	if (tool_gzip(in, n, &gz, &len)) {
 		snprintf(err, errlen, "gzip compression failed (out of memory?)");
 		return -1;
 	}

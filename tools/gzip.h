@@ -1,17 +1,17 @@
 /* gzip.h — gzip-compresses a buffer into a file (zlib, gzip framing). */
-#ifndef GT_GZIP_H
-#define GT_GZIP_H
+#ifndef TOOLS_GZIP_H
+#define TOOLS_GZIP_H
 
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
-/* gt_gzip compresses in[0..n) into a malloc'd buffer (*out, *outlen).
+/* tool_gzip compresses in[0..n) into a malloc'd buffer (*out, *outlen).
  * Returns 0, or -1 (out of memory or a zlib error). */
-int gt_gzip(const void *in, size_t n, uint8_t **out, size_t *outlen);
+int tool_gzip(const void *in, size_t n, uint8_t **out, size_t *outlen);
 
-/* gt_gzip_write compresses in[0..n) and writes the result to f. Returns 0,
+/* tool_gzip_write compresses in[0..n) and writes the result to f. Returns 0,
  * or -1 with a message in err. */
-int gt_gzip_write(FILE *f, const void *in, size_t n, char *err, size_t errlen);
+int tool_gzip_write(FILE *f, const void *in, size_t n, char *err, size_t errlen);
 
 #endif

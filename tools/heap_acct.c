@@ -2,12 +2,9 @@
  * and per-site counters (heap_acct.h, docs/heap.md). */
 #include "tools/heap_acct.h"
 
-#include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "encoder/varint.h"
 
@@ -16,9 +13,9 @@ typedef unsigned long long ull;
 #define DEFAULT_ALIGN 8
 #define DEFAULT_FREQ 1000000000ull
 
-static int fail(struct gt_heap *h, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int fail(struct tool_heap *h, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-static int fail(struct gt_heap *h, const char *fmt, ...)
+static int fail(struct tool_heap *h, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -27,56 +24,55 @@ static int fail(struct gt_heap *h, const char *fmt, ...)
 	return -1;
 }
 
-static int oom(struct gt_heap *h)
+static int oom(struct tool_heap *h)
 {
-	return fail(h, "out of memory (generation %llu: %zu heap events, %zu bytes of batches kept; %zu live objects)",
-		    (ull)h->gen, h->g_nheap_events, h->g_npayload, h->live.n);
+	return fail(h, "out of memory (generation %llu: %llu heap events, %zu bytes of batches kept; %zu live objects)",
+		    (ull)h->gen, (ull)h->replay.events, h->replay.npayload, h->live.n);
 }
 
-int gt_heap_init(struct gt_heap *h)
+/* failed turns what a shared reader returned (0, -1 with h->err, -2 out of
+ * memory) into 0 or -1 with h->err. */
+static int failed(struct tool_heap *h, int rc)
+{
+	return rc == -2 ? oom(h) : rc;
+}
+
+/* is_heap_event: the events the replay is for. */
+static bool is_heap_event(uint8_t type)
+{
+	return type == GT_EV_HEAP_OBJECT_ALLOC || type == GT_EV_HEAP_OBJECT_FREE || type == GT_EV_HEAP_ALLOC;
+}
+
+int tool_heap_init(struct tool_heap *h)
 {
 	memset(h, 0, sizeof *h);
-	gt_hmap_init(&h->live);
-	gt_hmap_init(&h->g_strings);
-	gt_hmap_init(&h->g_stacks);
-	gt_hmap_init(&h->g_types);
-	gt_hmap_init(&h->g_thread_index);
-	h->fd = -1;
+	tool_hmap_init(&h->live);
+	tool_hmap_init(&h->g_types);
+	tool_gen_init(&h->tables);
+	tool_replay_init(&h->replay, is_heap_event);
 	h->freq = DEFAULT_FREQ;
 	h->align = DEFAULT_ALIGN;
-	h->g_empty_site = GT_SITE_NONE;
 	h->g_min_ts = UINT64_MAX;
-	if (gt_sites_init(&h->sites) || gt_grow(&h->means, &h->cap_means, 1, sizeof *h->means))
+	if (tool_sites_init(&h->sites) || tool_grow(&h->means, &h->cap_means, 1, sizeof *h->means))
 		return oom(h);
 	h->means[h->nmeans++] = 0; /* every allocation recorded */
 	return 0;
 }
 
-void gt_heap_free(struct gt_heap *h)
+void tool_heap_release(struct tool_heap *h)
 {
-	gt_sites_free(&h->sites);
-	gt_hmap_free(&h->live);
-	gt_hmap_free(&h->g_strings);
-	gt_hmap_free(&h->g_stacks);
-	gt_hmap_free(&h->g_types);
-	gt_hmap_free(&h->g_thread_index);
-	for (size_t i = 0; i < h->g_nthreads; i++)
-		free(h->g_threads[i].buf);
-	free(h->g_threads);
-	free(h->g_runs);
-	free(h->g_payload);
-	free(h->g_heap);
-	free(h->g_str);
-	free(h->g_chars);
-	free(h->g_stk);
-	free(h->g_frames);
+	tool_sites_free(&h->sites);
+	tool_hmap_free(&h->live);
+	tool_hmap_free(&h->g_types);
+	tool_gen_free(&h->tables);
+	tool_replay_free(&h->replay);
 	free(h->g_typ);
 	free(h->means);
 	memset(h, 0, sizeof *h);
-	h->fd = -1;
+	tool_replay_init(&h->replay, is_heap_event);
 }
 
-double gt_heap_seconds(const struct gt_heap *h, uint64_t ts, uint64_t freq)
+double tool_heap_seconds(const struct tool_heap *h, uint64_t ts, uint64_t freq)
 {
 	if (!freq)
 		freq = DEFAULT_FREQ;
@@ -85,15 +81,14 @@ double gt_heap_seconds(const struct gt_heap *h, uint64_t ts, uint64_t freq)
 	return (double)(ts - h->t0) / (double)freq;
 }
 
-/* ---- the generation's tables ---- */
+/* ---- the generation's batches and tables ---- */
 
-static void start_gen(struct gt_heap *h, uint64_t gen)
+static void start_gen(struct tool_heap *h, uint64_t gen)
 {
 	h->gen = gen;
 	h->gen_open = true;
 	h->g_freq = 0;
 	h->g_min_ts = UINT64_MAX;
-	h->g_max_ts = 0;
 	h->g_info = false;
 	h->g_min_addr = h->min_addr;
 	h->g_align = h->align;
@@ -102,31 +97,21 @@ static void start_gen(struct gt_heap *h, uint64_t gen)
 
 /* drop_gen forgets the generation's tables and events (keeping memory
  * that is small enough to reuse). */
-static void drop_gen(struct gt_heap *h)
+static void drop_gen(struct tool_heap *h)
 {
-	gt_hmap_clear(&h->g_strings);
-	gt_hmap_clear(&h->g_stacks);
-	gt_hmap_clear(&h->g_types);
-	gt_hmap_clear(&h->g_thread_index);
-	for (size_t i = 0; i < h->g_nthreads; i++)
-		free(h->g_threads[i].buf);
-	h->g_nstr = h->g_nchars = h->g_nstk = h->g_nframes = h->g_ntyp = 0;
-	h->g_nruns = h->g_npayload = h->g_nthreads = h->g_nheap_events = 0;
-	if (h->g_cap_payload > (1u << 20)) { /* keep a small arena only */
-		free(h->g_payload);
-		h->g_payload = NULL;
-		h->g_cap_payload = 0;
-	}
-	h->g_empty_site = GT_SITE_NONE;
+	tool_gen_clear(&h->tables);
+	tool_replay_clear(&h->replay);
+	tool_hmap_clear(&h->g_types);
+	h->g_ntyp = 0;
 	h->gen_open = false;
 }
 
 /* add_id maps a table id to the next index of an array of n entries; a
  * repeated id keeps its first definition (*dup = true). */
-static int add_id(struct gt_heap *h, struct gt_hmap *m, uint64_t id, size_t n, bool *dup)
+static int add_id(struct tool_heap *h, struct tool_hmap *m, uint64_t id, size_t n, bool *dup)
 {
 	bool fresh;
-	struct gt_hmap_entry *e = gt_hmap_put(m, id, &fresh);
+	struct tool_hmap_entry *e = tool_hmap_put(m, id, &fresh);
 	if (!e)
 		return oom(h);
 	*dup = !fresh;
@@ -135,72 +120,16 @@ static int add_id(struct gt_heap *h, struct gt_hmap *m, uint64_t id, size_t n, b
 	return 0;
 }
 
-static int read_strings(struct gt_heap *h, const struct gt_rbatch *b)
+/* fresh_string sees each new string of the generation: the first sampling
+ * statement counts. */
+static void fresh_string(void *ctx, const void *data, size_t len)
 {
-	struct gt_string_cursor c;
-	struct gt_string s;
-	int r;
-	if (gt_strings_begin(&c, b))
-		return fail(h, "%s", c.at.err);
-	while ((r = gt_strings_next(&c, &s)) > 0) {
-		bool dup = false;
-		if (add_id(h, &h->g_strings, s.id, h->g_nstr, &dup))
-			return -1;
-		if (dup)
-			continue;
-		/* The sampling statement: the first of the generation counts. */
-		uint64_t mean;
-		if (!h->g_sample_set && gt_heap_sample_parse(s.data, s.len, &mean)) {
-			h->g_sample_set = true;
-			h->g_sample_bytes = mean;
-		}
-		if (gt_grow(&h->g_str, &h->g_cap_str, h->g_nstr + 1, sizeof *h->g_str) ||
-		    gt_grow(&h->g_chars, &h->g_cap_chars, h->g_nchars + s.len, 1))
-			return oom(h);
-		h->g_str[h->g_nstr++] = (struct gt_hgen_str){ .off = h->g_nchars, .len = (uint32_t)s.len,
-							      .global = GT_SITE_NONE };
-		if (s.len)
-			memcpy(h->g_chars + h->g_nchars, s.data, s.len);
-		h->g_nchars += s.len;
+	struct tool_heap *h = ctx;
+	uint64_t mean;
+	if (!h->g_sample_set && tool_heap_sample_parse(data, len, &mean)) {
+		h->g_sample_set = true;
+		h->g_sample_bytes = mean;
 	}
-	return r < 0 ? fail(h, "%s", c.at.err) : 0;
-}
-
-static int read_stacks(struct gt_heap *h, const struct gt_rbatch *b)
-{
-	struct gt_stack_cursor c;
-	struct gt_stack *s = malloc(sizeof *s); /* 4 KiB of frames: not on the stack */
-	int r = 0, rc = 0;
-	if (!s)
-		return oom(h);
-	if (gt_stacks_begin(&c, b)) {
-		free(s);
-		return fail(h, "%s", c.at.err);
-	}
-	while (rc == 0 && (r = gt_stacks_next(&c, s)) > 0) {
-		bool dup;
-		if ((rc = add_id(h, &h->g_stacks, s->id, h->g_nstk, &dup)) || dup)
-			continue;
-		if (gt_grow(&h->g_stk, &h->g_cap_stk, h->g_nstk + 1, sizeof *h->g_stk) ||
-		    gt_grow(&h->g_frames, &h->g_cap_frames, h->g_nframes + 4 * s->nframes, sizeof *h->g_frames)) {
-			rc = oom(h);
-			continue;
-		}
-		h->g_stk[h->g_nstk++] = (struct gt_hgen_stack){ .off = h->g_nframes, .n = (uint32_t)s->nframes,
-								.site = GT_SITE_NONE };
-		for (size_t i = 0; i < s->nframes; i++) {
-			uint64_t *f = h->g_frames + h->g_nframes + 4 * i;
-			f[0] = s->frames[i].pc;
-			f[1] = s->frames[i].func;
-			f[2] = s->frames[i].file;
-			f[3] = s->frames[i].line;
-		}
-		h->g_nframes += 4 * s->nframes;
-	}
-	if (rc == 0 && r < 0)
-		rc = fail(h, "%s", c.at.err);
-	free(s);
-	return rc;
 }
 
 /* An AllocFree payload: kind byte, then uvarints (and type names). */
@@ -210,7 +139,7 @@ struct payload {
 	uint64_t off; /* file offset of p[0] */
 };
 
-static int pl_uvarint(struct gt_heap *h, struct payload *pl, const char *what, uint64_t *v)
+static int pl_uvarint(struct tool_heap *h, struct payload *pl, const char *what, uint64_t *v)
 {
 	int n = gt_get_uvarint(pl->p + pl->pos, pl->len - pl->pos, v);
 	if (n == GT_UVARINT_SHORT)
@@ -223,7 +152,7 @@ static int pl_uvarint(struct gt_heap *h, struct payload *pl, const char *what, u
 	return 0;
 }
 
-static int read_info(struct gt_heap *h, struct payload *pl)
+static int read_info(struct tool_heap *h, struct payload *pl)
 {
 	uint64_t v[4];
 	static const char *const what[4] = { "info (min address)", "info (page size)", "info (alignment)",
@@ -242,7 +171,7 @@ static int read_info(struct gt_heap *h, struct payload *pl)
 	return 0;
 }
 
-static int read_types(struct gt_heap *h, struct payload *pl)
+static int read_types(struct tool_heap *h, struct payload *pl)
 {
 	while (pl->pos < pl->len) {
 		uint64_t id, stack, size, ptr, nlen, at = pl->off + pl->pos;
@@ -259,14 +188,14 @@ static int read_types(struct gt_heap *h, struct payload *pl)
 			return -1;
 		if (dup)
 			continue;
-		if (gt_grow(&h->g_typ, &h->g_cap_typ, h->g_ntyp + 1, sizeof *h->g_typ))
+		if (tool_grow(&h->g_typ, &h->g_cap_typ, h->g_ntyp + 1, sizeof *h->g_typ))
 			return oom(h);
-		h->g_typ[h->g_ntyp++] = (struct gt_hgen_type){ .stack = stack, .size = size };
+		h->g_typ[h->g_ntyp++] = (struct tool_hgen_type){ .stack = stack, .size = size };
 	}
 	return 0;
 }
 
-static int read_allocfree(struct gt_heap *h, const struct gt_rbatch *b)
+static int read_allocfree(struct tool_heap *h, const struct gt_rbatch *b)
 {
 	struct payload pl = { .p = b->data, .len = b->len, .pos = 1, .off = b->data_offset };
 	if (b->len == 0)
@@ -278,68 +207,7 @@ static int read_allocfree(struct gt_heap *h, const struct gt_rbatch *b)
 	}
 }
 
-static bool is_heap_event(uint8_t type)
-{
-	return type == GT_EV_HEAP_OBJECT_ALLOC || type == GT_EV_HEAP_OBJECT_FREE || type == GT_EV_HEAP_ALLOC;
-}
-
-/* add_run remembers an event batch with heap events for the replay, under
- * its thread, copying the payload unless it can be read again. */
-static int add_run(struct gt_heap *h, const struct gt_rbatch *b)
-{
-	bool fresh;
-	struct gt_hmap_entry *e = gt_hmap_put(&h->g_thread_index, b->m, &fresh);
-	if (!e || h->g_nruns >= UINT32_MAX || h->g_nthreads >= UINT32_MAX)
-		return oom(h);
-	if (fresh) {
-		if (gt_grow(&h->g_threads, &h->g_cap_threads, h->g_nthreads + 1, sizeof *h->g_threads))
-			return oom(h);
-		e->val = h->g_nthreads;
-		h->g_threads[h->g_nthreads++] = (struct gt_replay_thread){ .m = b->m, .first = UINT32_MAX,
-								     .last = UINT32_MAX };
-	}
-	struct gt_replay_thread *t = &h->g_threads[e->val];
-	if (gt_grow(&h->g_runs, &h->g_cap_runs, h->g_nruns + 1, sizeof *h->g_runs))
-		return oom(h);
-	uint32_t i = (uint32_t)h->g_nruns++;
-	h->g_runs[i] = (struct gt_replay_run){ .base_ts = b->base_ts, .data_offset = b->data_offset, .len = b->len,
-					 .mem = SIZE_MAX, .next = UINT32_MAX };
-	if (h->fd < 0) {
-		if (gt_grow(&h->g_payload, &h->g_cap_payload, h->g_npayload + b->len, 1))
-			return oom(h);
-		memcpy(h->g_payload + h->g_npayload, b->data, b->len);
-		h->g_runs[i].mem = h->g_npayload;
-		h->g_npayload += b->len;
-	}
-	if (t->last == UINT32_MAX)
-		t->first = i;
-	else
-		h->g_runs[t->last].next = i;
-	t->last = i;
-	return 0;
-}
-
-/* read_events checks an event batch to its end (so the replay cannot fail
- * on it) and remembers it if it holds heap events. */
-static int read_events(struct gt_heap *h, const struct gt_rbatch *b)
-{
-	struct gt_event_cursor c;
-	struct gt_event ev;
-	size_t n = 0;
-	int r;
-	gt_events_begin(&c, b);
-	while ((r = gt_events_next(&c, &ev)) > 0) {
-		if (ev.ts > h->g_max_ts)
-			h->g_max_ts = ev.ts;
-		n += is_heap_event(ev.type);
-	}
-	if (r < 0)
-		return fail(h, "%s", c.at.err);
-	h->g_nheap_events += n;
-	return n ? add_run(h, b) : 0;
-}
-
-static int read_sync(struct gt_heap *h, const struct gt_rbatch *b)
+static int read_sync(struct tool_heap *h, const struct gt_rbatch *b)
 {
 	struct gt_sync s;
 	char err[GT_READER_ERR];
@@ -356,47 +224,6 @@ static int read_sync(struct gt_heap *h, const struct gt_rbatch *b)
 
 /* ---- replay ---- */
 
-/* gen_string returns the interned string of a generation string id ("" for
- * 0 or an id the generation does not define), or GT_SITE_NONE. */
-static uint32_t gen_string(struct gt_heap *h, uint64_t id)
-{
-	struct gt_hmap_entry *e = id ? gt_hmap_get(&h->g_strings, id) : NULL;
-	if (!e)
-		return 0;
-	struct gt_hgen_str *s = &h->g_str[e->val];
-	if (s->len == 0)
-		return 0;
-	if (s->global == GT_SITE_NONE)
-		s->global = gt_sites_string(&h->sites, h->g_chars + s->off, s->len);
-	return s->global;
-}
-
-/* stack_site returns the site of a generation stack id (the site without
- * frames for 0 or an undefined id), or GT_SITE_NONE when out of memory. */
-static uint32_t stack_site(struct gt_heap *h, uint64_t id)
-{
-	struct gt_hmap_entry *e = id ? gt_hmap_get(&h->g_stacks, id) : NULL;
-	if (!e) {
-		if (h->g_empty_site == GT_SITE_NONE)
-			h->g_empty_site = gt_sites_site(&h->sites, NULL, 0);
-		return h->g_empty_site;
-	}
-	struct gt_hgen_stack *s = &h->g_stk[e->val];
-	if (s->site != GT_SITE_NONE)
-		return s->site;
-	uint32_t frames[GT_MAX_FRAMES];
-	for (uint32_t i = 0; i < s->n && i < GT_MAX_FRAMES; i++) {
-		const uint64_t *f = h->g_frames + s->off + 4 * i;
-		uint32_t func = gen_string(h, f[1]), file = gen_string(h, f[2]);
-		if (func == GT_SITE_NONE || file == GT_SITE_NONE)
-			return GT_SITE_NONE;
-		if ((frames[i] = gt_sites_frame(&h->sites, func, file, f[3], f[0])) == GT_SITE_NONE)
-			return GT_SITE_NONE;
-	}
-	s->site = gt_sites_site(&h->sites, frames, s->n < GT_MAX_FRAMES ? s->n : GT_MAX_FRAMES);
-	return s->site;
-}
-
 /* The estimates move by what one object counts for: its weight in objects
  * and bytes, and what it adds to the variances. */
 struct weight {
@@ -407,14 +234,14 @@ static struct weight weight_of(uint64_t size, uint64_t mean)
 {
 	if (mean == 0) /* every allocation recorded: exact counts */
 		return (struct weight){ 1, (double)size, 0, 0 };
-	double w = gt_heap_sample_weight(size, mean);
-	return (struct weight){ w, (double)size * w, gt_heap_sample_var(size, mean, 1),
-				gt_heap_sample_var(size, mean, (double)size) };
+	double w = tool_heap_sample_weight(size, mean);
+	return (struct weight){ w, (double)size * w, tool_heap_sample_var(size, mean, 1),
+				tool_heap_sample_var(size, mean, (double)size) };
 }
 
 /* est_free takes an object's weight out of the live estimates; when no
  * recorded object is left they are exactly 0 (no rounding residue). */
-static void est_free(struct gt_hest *e, const struct weight *w, uint64_t live_left)
+static void est_free(struct tool_hest *e, const struct weight *w, uint64_t live_left)
 {
 	if (live_left == 0) {
 		e->live_objects = e->live_bytes = e->var_live_bytes = 0;
@@ -431,7 +258,7 @@ static void est_free(struct gt_hest *e, const struct weight *w, uint64_t live_le
 		e->var_live_bytes = 0;
 }
 
-static void est_alloc(struct gt_hest *e, const struct weight *w)
+static void est_alloc(struct tool_hest *e, const struct weight *w)
 {
 	e->alloc_objects += w->objects;
 	e->alloc_bytes += w->bytes;
@@ -444,9 +271,9 @@ static void est_alloc(struct gt_hest *e, const struct weight *w)
 
 /* count_free counts the free of a live object (size, site, and the tag
  * of its mean). */
-static void count_free(struct gt_heap *h, uint32_t site, uint64_t size, uint32_t tag)
+static void count_free(struct tool_heap *h, uint32_t site, uint64_t size, uint32_t tag)
 {
-	struct gt_hsite *s = &h->sites.sites[site];
+	struct tool_hsite *s = &h->sites.sites[site];
 	uint64_t mean = tag >= 1 && tag <= h->nmeans ? h->means[tag - 1] : 0;
 	struct weight w = weight_of(size, mean);
 	s->free_objects++;
@@ -461,24 +288,24 @@ static void count_free(struct gt_heap *h, uint32_t site, uint64_t size, uint32_t
 	est_free(&h->est, &w, h->live_objects);
 }
 
-static int replay_alloc(struct gt_heap *h, const struct gt_event *ev)
+static int replay_alloc(struct tool_heap *h, const struct gt_event *ev)
 {
 	uint64_t addr = h->g_min_addr + ev->args[0] * h->g_align;
 	uint64_t size = 0, stack = 0;
 	uint64_t type = ev->args[1];
-	struct gt_hmap_entry *t = type ? gt_hmap_get(&h->g_types, type) : NULL;
+	struct tool_hmap_entry *t = type ? tool_hmap_get(&h->g_types, type) : NULL;
 	if (t) {
 		size = h->g_typ[t->val].size;
 		stack = h->g_typ[t->val].stack;
 	} else {
 		h->untyped++;
 	}
-	uint32_t site = stack_site(h, stack);
-	if (site == GT_SITE_NONE)
+	uint32_t site = tool_gen_site(&h->tables, &h->sites, stack);
+	if (site == TOOL_SITE_NONE)
 		return oom(h);
 
 	bool fresh;
-	struct gt_hmap_entry *o = gt_hmap_put(&h->live, addr, &fresh);
+	struct tool_hmap_entry *o = tool_hmap_put(&h->live, addr, &fresh);
 	if (!o)
 		return oom(h);
 	if (!fresh) { /* its free was not recorded */
@@ -490,7 +317,7 @@ static int replay_alloc(struct gt_heap *h, const struct gt_event *ev)
 	o->used = h->g_mean + 1;
 
 	struct weight w = weight_of(size, h->means[h->g_mean]);
-	struct gt_hsite *s = &h->sites.sites[site];
+	struct tool_hsite *s = &h->sites.sites[site];
 	if (s->alloc_objects == 0 || size < s->min_size)
 		s->min_size = size;
 	if (s->alloc_objects == 0 || size > s->max_size)
@@ -508,51 +335,24 @@ static int replay_alloc(struct gt_heap *h, const struct gt_event *ev)
 	if (h->est.live_bytes > h->peak_bytes) {
 		h->peak_bytes = h->est.live_bytes;
 		h->peak_objects = h->est.live_objects;
-		h->peak_time = gt_heap_seconds(h, ev->ts, h->g_freq);
+		h->peak_time = tool_heap_seconds(h, ev->ts, h->g_freq);
 	}
 	return 0;
 }
 
-static void replay_free(struct gt_heap *h, const struct gt_event *ev)
+static void replay_free(struct tool_heap *h, const struct gt_event *ev)
 {
-	struct gt_hmap_entry o;
-	if (gt_hmap_del(&h->live, h->g_min_addr + ev->args[0] * h->g_align, &o))
+	struct tool_hmap_entry o;
+	if (tool_hmap_del(&h->live, h->g_min_addr + ev->args[0] * h->g_align, &o))
 		count_free(h, o.aux, o.val, o.used);
 	else
 		h->unknown_frees++;
 }
 
-/* ---- the replay: the threads' heap events merged by time ---- */
-
-/* load_run points thread t's cursor at run i. */
-static int load_run(struct gt_heap *h, struct gt_replay_thread *t, uint32_t i)
+/* replay_event accounts one heap event of thread m, in the merged order. */
+static int replay_event(void *ctx, uint64_t m, const struct gt_event *ev)
 {
-	struct gt_replay_src src = { h->g_runs, h->g_payload, h->fd, h->fd_base, h->gen };
-	int r = gt_replay_load(&src, t, i, h->err, sizeof h->err);
-	return r == -2 ? oom(h) : r;
-}
-
-/* next_heap_event moves thread t to its next heap event: 1, 0 when it has
- * none left, -1 on an error. */
-static int next_heap_event(struct gt_heap *h, struct gt_replay_thread *t)
-{
-	for (;;) {
-		int r;
-		while ((r = gt_events_next(&t->c, &t->ev)) > 0)
-			if (is_heap_event(t->ev.type))
-				return 1;
-		if (r < 0)
-			return fail(h, "%s", t->c.at.err);
-		uint32_t next = h->g_runs[t->run].next;
-		if (next == UINT32_MAX)
-			return 0;
-		if (load_run(h, t, next))
-			return -1;
-	}
-}
-
-static int replay_event(struct gt_heap *h, const struct gt_event *ev)
-{
+	struct tool_heap *h = ctx;
 	switch (ev->type) {
 	case GT_EV_HEAP_OBJECT_ALLOC:
 		if (replay_alloc(h, ev))
@@ -567,45 +367,23 @@ static int replay_event(struct gt_heap *h, const struct gt_event *ev)
 		if (!h->have_metric || ev->args[0] > h->metric_max) {
 			h->have_metric = true;
 			h->metric_max = ev->args[0];
-			h->metric_time = gt_heap_seconds(h, ev->ts, h->g_freq);
+			h->metric_time = tool_heap_seconds(h, ev->ts, h->g_freq);
 		}
 		break;
 	}
 	return 0;
 }
 
-static int load_first(void *ctx, struct gt_replay_thread *t)
-{
-	return load_run(ctx, t, t->first);
-}
-
-static int next_event(void *ctx, struct gt_replay_thread *t)
-{
-	return next_heap_event(ctx, t);
-}
-
-static int emit_event(void *ctx, struct gt_replay_thread *t)
-{
-	return replay_event(ctx, &t->ev);
-}
-
-/* replay merges the threads' heap events by time and accounts them. */
-static int replay(struct gt_heap *h)
-{
-	int r = gt_replay_merge(h->g_threads, h->g_nthreads, &h->g_heap, load_first, next_event, emit_event, h);
-	return r == -2 ? oom(h) : r;
-}
-
 /* set_mean finds the generation's sampling mean (its own statement, or
  * the one in force) and its index in means. */
-static int set_mean(struct gt_heap *h, uint64_t *mean)
+static int set_mean(struct tool_heap *h, uint64_t *mean)
 {
 	*mean = h->g_sample_set ? h->g_sample_bytes : h->sample_bytes;
 	size_t i = 0;
 	while (i < h->nmeans && h->means[i] != *mean)
 		i++;
 	if (i == h->nmeans) {
-		if (h->nmeans >= UINT32_MAX - 1 || gt_grow(&h->means, &h->cap_means, h->nmeans + 1, sizeof *h->means))
+		if (h->nmeans >= UINT32_MAX - 1 || tool_grow(&h->means, &h->cap_means, h->nmeans + 1, sizeof *h->means))
 			return oom(h);
 		h->means[h->nmeans++] = *mean;
 	}
@@ -614,7 +392,7 @@ static int set_mean(struct gt_heap *h, uint64_t *mean)
 }
 
 /* end_gen replays the generation's heap events, then drops it. */
-static int end_gen(struct gt_heap *h)
+static int end_gen(struct tool_heap *h)
 {
 	if (!h->gen_open)
 		return 0;
@@ -639,9 +417,9 @@ static int end_gen(struct gt_heap *h)
 			h->sample_max = mean;
 		h->sampled_gens++;
 	}
-	if (replay(h))
+	if (failed(h, tool_replay_merge(&h->replay, h->gen, replay_event, h, h->err, sizeof h->err)))
 		return -1;
-	double end = gt_heap_seconds(h, h->g_max_ts, h->g_freq);
+	double end = tool_heap_seconds(h, h->replay.max_ts, h->g_freq);
 	if (end > h->duration)
 		h->duration = end;
 	h->min_addr = h->g_min_addr;
@@ -653,7 +431,7 @@ static int end_gen(struct gt_heap *h)
 	return 0;
 }
 
-int gt_heap_batch(struct gt_heap *h, const struct gt_rbatch *b)
+int tool_heap_batch(struct tool_heap *h, const struct gt_rbatch *b)
 {
 	if (b->kind == GT_BATCH_END_OF_GEN)
 		return end_gen(h);
@@ -666,9 +444,10 @@ int gt_heap_batch(struct gt_heap *h, const struct gt_rbatch *b)
 		h->g_min_ts = b->base_ts;
 
 	switch (b->kind) {
-	case GT_BATCH_EVENTS: return read_events(h, b);
-	case GT_BATCH_STRINGS: return read_strings(h, b);
-	case GT_BATCH_STACKS: return read_stacks(h, b);
+	case GT_BATCH_EVENTS: return failed(h, tool_replay_add(&h->replay, b, h->err, sizeof h->err));
+	case GT_BATCH_STRINGS:
+		return failed(h, tool_gen_read_strings(&h->tables, b, fresh_string, h, h->err, sizeof h->err));
+	case GT_BATCH_STACKS: return failed(h, tool_gen_read_stacks(&h->tables, b, h->err, sizeof h->err));
 	case GT_BATCH_SYNC: return read_sync(h, b);
 	case GT_BATCH_EXPERIMENTAL: return b->exp == GT_EXP_ALLOCFREE ? read_allocfree(h, b) : 0;
 	case GT_BATCH_CPU_SAMPLES:
@@ -677,36 +456,22 @@ int gt_heap_batch(struct gt_heap *h, const struct gt_rbatch *b)
 	return 0;
 }
 
-int gt_heap_end(struct gt_heap *h)
+int tool_heap_end(struct tool_heap *h)
 {
 	return end_gen(h);
 }
 
-int gt_heap_read(struct gt_heap *h, FILE *f)
+static int feed(void *ctx, const struct gt_rbatch *b)
 {
-	struct gt_reader *r = malloc(sizeof *r);
-	struct gt_rbatch b;
-	int rc;
-	if (!r)
-		return oom(h);
-	h->fd = gt_replay_fd(f, &h->fd_base);
-	if (gt_reader_init(r, f)) {
-		fail(h, "%s", r->err);
-		free(r);
-		h->fd = -1;
-		return -1;
-	}
-	h->version = r->version;
-	while ((rc = gt_reader_next(r, &b)) > 0)
-		if (gt_heap_batch(h, &b)) {
-			free(r);
-			h->fd = -1;
-			return -1;
-		}
-	if (rc < 0)
-		fail(h, "%s", r->err);
-	free(r);
-	rc = rc < 0 ? -1 : gt_heap_end(h);
-	h->fd = -1; /* f is the caller's again */
-	return rc;
+	return tool_heap_batch(ctx, b);
+}
+
+static int end(void *ctx)
+{
+	return tool_heap_end(ctx);
+}
+
+int tool_heap_read(struct tool_heap *h, FILE *f)
+{
+	return failed(h, tool_replay_read(&h->replay, f, &h->version, feed, end, h, h->err, sizeof h->err));
 }

@@ -1,20 +1,20 @@
 /* heap_acct.h — heap accounting of `gotrace heap`: replays the AllocFree
  * events of a trace (docs/heap.md) into live objects and per-site counters.
  *
- * Input is fed batch by batch from encoder/reader (gt_heap_batch), or a
- * whole file at once (gt_heap_read). Per generation the string table, stack
- * table and AllocFree batches (info, types) are kept, and each event batch
- * is checked and remembered by its place in the file. When the generation
- * ends, its heap events are replayed in time order, merging the threads'
- * batches as Go's reader does (each thread's events in file order, the
- * earliest head first): objects allocated by one thread and freed by another
- * pair up whatever the order of the batches in the file, the peak is exact,
- * and tables may come before or after the events. Then the generation's
- * tables are dropped.
+ * Input is fed batch by batch from encoder/reader (tool_heap_batch), or a
+ * whole file at once (tool_heap_read). Per generation the string and stack
+ * tables (tools/gen_tables.h) and AllocFree batches (info, types) are kept,
+ * and each event batch is checked and remembered by its place in the file
+ * (tools/replay.h). When the generation ends, its heap events are replayed
+ * in time order, merging the threads' batches as Go's reader does (each
+ * thread's events in file order, the earliest head first): objects
+ * allocated by one thread and freed by another pair up whatever the order
+ * of the batches in the file, the peak is exact, and tables may come before
+ * or after the events. Then the generation's tables are dropped.
  *
  * Memory: the live objects, the sites, one generation's tables, and per
  * thread one batch (payloads are read again with pread when the trace is a
- * regular file; otherwise — a pipe, or batches fed by gt_heap_batch — the
+ * regular file; otherwise — a pipe, or batches fed by tool_heap_batch — the
  * payloads of the generation's event batches that hold heap events are kept
  * until it ends).
  *
@@ -35,8 +35,8 @@
  * replaces the old object (counted as freed: its free was missed). Events
  * of a generation that did not end (a truncated or malformed trace) are
  * not counted. */
-#ifndef GT_HEAP_ACCT_H
-#define GT_HEAP_ACCT_H
+#ifndef TOOLS_HEAP_ACCT_H
+#define TOOLS_HEAP_ACCT_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -44,69 +44,41 @@
 #include <stdio.h>
 
 #include "encoder/reader.h"
+#include "tools/gen_tables.h"
 #include "tools/heap_map.h"
 #include "tools/heap_sample.h"
 #include "tools/heap_sites.h"
 #include "tools/replay.h"
 
-#define GT_HEAP_ERR 256
+#define TOOL_HEAP_ERR 256
 
-/* Per-generation table entries (ids map to indices of these arrays). */
-struct gt_hgen_str {
-	size_t off;      /* into g_chars */
-	uint32_t len;
-	uint32_t global; /* interned string, or GT_SITE_NONE until needed */
-};
-struct gt_hgen_stack {
-	size_t off;      /* into g_frames: 4 values (pc, func, file, line) per frame */
-	uint32_t n;
-	uint32_t site;   /* interned site, or GT_SITE_NONE until needed */
-};
-struct gt_hgen_type {
+/* A type of the generation's AllocFree type table. */
+struct tool_hgen_type {
 	uint64_t stack;
 	uint64_t size;
 };
 
-struct gt_heap {
-	struct gt_sites sites;
-	struct gt_hmap live;    /* address -> val = size, aux = site, used = 1 + its mean's index in means */
+struct tool_heap {
+	struct tool_sites sites;
+	struct tool_hmap live;  /* address -> val = size, aux = site, used = 1 + its mean's index in means */
 
 	/* The generation being read. */
 	uint64_t gen;
 	bool gen_open;
 	uint64_t g_freq;        /* 0 until its sync batch */
 	uint64_t g_min_ts;      /* smallest base time of its event/sync batches */
-	uint64_t g_max_ts;      /* latest event time */
 	bool g_info;            /* an info batch was seen in it */
 	uint64_t g_min_addr, g_align;
 	bool g_sample_set;      /* its string table states the sampling mean */
 	uint64_t g_sample_bytes;
 	uint32_t g_mean;        /* index in means of the mean in force (replay) */
-	struct gt_hmap g_strings, g_stacks, g_types; /* id -> index; the tables below */
-	struct gt_hgen_str *g_str;
-	size_t g_nstr, g_cap_str;
-	char *g_chars;
-	size_t g_nchars, g_cap_chars;
-	struct gt_hgen_stack *g_stk;
-	size_t g_nstk, g_cap_stk;
-	uint64_t *g_frames;
-	size_t g_nframes, g_cap_frames;
-	struct gt_hgen_type *g_typ;
+	struct tool_gen_tables tables; /* its strings and stacks */
+	struct tool_hmap g_types;      /* type id -> index in g_typ */
+	struct tool_hgen_type *g_typ;
 	size_t g_ntyp, g_cap_typ;
-	struct gt_replay_run *g_runs;
-	size_t g_nruns, g_cap_runs;
-	uint8_t *g_payload;     /* payload copies */
-	size_t g_npayload, g_cap_payload;
-	struct gt_replay_thread *g_threads;
-	size_t g_nthreads, g_cap_threads;
-	struct gt_hmap g_thread_index; /* m -> index in g_threads */
-	uint32_t *g_heap;       /* replay: threads by their next event's time */
-	size_t g_nheap_events;  /* heap events in the generation */
-	uint32_t g_empty_site;  /* the site without frames, GT_SITE_NONE until needed */
+	struct tool_replay replay;     /* its batches with heap events; also where they are read again */
 
 	/* Carried from generation to generation. */
-	int fd;                 /* the trace, readable with pread, or -1 */
-	uint64_t fd_base;       /* file position of the trace's first byte in fd */
 	int version;            /* trace format (22, 23, 25, 26) */
 	uint64_t freq;          /* latest trace clock frequency (ticks/s) */
 	uint64_t min_addr, align;
@@ -128,7 +100,7 @@ struct gt_heap {
 	uint64_t free_objects, free_bytes;
 	uint64_t live_objects, live_bytes;
 	/* Estimated (= recorded when every allocation was recorded). */
-	struct gt_hest est;
+	struct tool_hest est;
 	double peak_bytes, peak_objects; /* of est.live_bytes */
 	double peak_time;       /* seconds from the trace start */
 	uint64_t sampled_gens;  /* generations replayed with a mean > 0 */
@@ -140,30 +112,30 @@ struct gt_heap {
 	uint64_t metric_max;
 	double metric_time;
 
-	char err[GT_HEAP_ERR];
+	char err[TOOL_HEAP_ERR];
 };
 
-/* gt_heap_init prepares an empty accounting (fed without a file: fd = -1).
- * Returns 0, or -1 when out of memory. gt_heap_free releases it. */
-int gt_heap_init(struct gt_heap *h);
-void gt_heap_free(struct gt_heap *h);
+/* tool_heap_init prepares an empty accounting (fed without a file).
+ * Returns 0, or -1 when out of memory. tool_heap_release releases it. */
+int tool_heap_init(struct tool_heap *h);
+void tool_heap_release(struct tool_heap *h);
 
-/* gt_heap_batch feeds one batch from gt_reader_next (version: the reader's
+/* tool_heap_batch feeds one batch from gt_reader_next (version: the reader's
  * format). A batch of a new generation, or EndOfGeneration, ends the open
  * one first. Returns 0, or -1 with h->err (a malformed batch, out of
  * memory); after an error the results cover the complete generations. */
-int gt_heap_batch(struct gt_heap *h, const struct gt_rbatch *b);
+int tool_heap_batch(struct tool_heap *h, const struct gt_rbatch *b);
 
-/* gt_heap_end ends the open generation at a clean end of the file.
+/* tool_heap_end ends the open generation at a clean end of the file.
  * Returns 0 or -1 with h->err. */
-int gt_heap_end(struct gt_heap *h);
+int tool_heap_end(struct tool_heap *h);
 
-/* gt_heap_read reads a whole trace from f (a regular file's payloads are
+/* tool_heap_read reads a whole trace from f (a regular file's payloads are
  * read again with pread, others are kept per generation). Returns 0, or -1
  * with h->err (the reader's message with the offset). */
-int gt_heap_read(struct gt_heap *h, FILE *f);
+int tool_heap_read(struct tool_heap *h, FILE *f);
 
-/* gt_heap_seconds converts a trace time to seconds since the trace start. */
-double gt_heap_seconds(const struct gt_heap *h, uint64_t ts, uint64_t freq);
+/* tool_heap_seconds converts a trace time to seconds since the trace start. */
+double tool_heap_seconds(const struct tool_heap *h, uint64_t ts, uint64_t freq);
 
 #endif

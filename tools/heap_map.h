@@ -1,34 +1,34 @@
 /* heap_map.h — an open-addressing hash map from uint64_t keys to a small
- * record, for `gotrace heap` (live objects by address, per-generation table
- * ids, dedup keys).
+ * record, first written for `gotrace heap` and now shared by the tools (live
+ * objects by address, per-generation table ids, threads, dedup keys).
  *
  * Linear probing, backward-shift deletion (no tombstones), at most 2/3 full.
  * Every key is legal, 0 and UINT64_MAX included. Allocation failures are
  * reported (NULL / -1), never fatal. */
-#ifndef GT_HEAP_MAP_H
-#define GT_HEAP_MAP_H
+#ifndef TOOLS_HEAP_MAP_H
+#define TOOLS_HEAP_MAP_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-struct gt_hmap_entry {
+struct tool_hmap_entry {
 	uint64_t key;
 	uint64_t val;
 	uint32_t aux;
-	/* 0 = empty slot; gt_hmap_put sets 1. The owner may store any other
+	/* 0 = empty slot; tool_hmap_put sets 1. The owner may store any other
 	 * nonzero value here (a tag that moves with the entry). */
 	uint32_t used;
 };
 
-struct gt_hmap {
-	struct gt_hmap_entry *e;
+struct tool_hmap {
+	struct tool_hmap_entry *e;
 	size_t cap; /* slots, a power of two, or 0 */
 	size_t n;   /* entries in use */
 };
 
-/* gt_hash64 mixes a 64-bit value (the splitmix64 finalizer). */
-static inline uint64_t gt_hash64(uint64_t x)
+/* tool_hash64 mixes a 64-bit value (the splitmix64 finalizer). */
+static inline uint64_t tool_hash64(uint64_t x)
 {
 	x ^= x >> 30;
 	x *= 0xbf58476d1ce4e5b9ull;
@@ -38,31 +38,31 @@ static inline uint64_t gt_hash64(uint64_t x)
 	return x;
 }
 
-/* gt_hash_bytes hashes a byte string (FNV-1a, then mixed). */
-uint64_t gt_hash_bytes(const void *p, size_t n, uint64_t seed);
+/* tool_hash_bytes hashes a byte string (FNV-1a, then mixed). */
+uint64_t tool_hash_bytes(const void *p, size_t n, uint64_t seed);
 
-static inline void gt_hmap_init(struct gt_hmap *m)
+static inline void tool_hmap_init(struct tool_hmap *m)
 {
 	m->e = NULL;
 	m->cap = 0;
 	m->n = 0;
 }
 
-void gt_hmap_free(struct gt_hmap *m);
+void tool_hmap_free(struct tool_hmap *m);
 
-/* gt_hmap_clear empties the map; a large table is released, a small one kept. */
-void gt_hmap_clear(struct gt_hmap *m);
+/* tool_hmap_clear empties the map; a large table is released, a small one kept. */
+void tool_hmap_clear(struct tool_hmap *m);
 
-/* gt_hmap_get returns the entry of key, or NULL. */
-struct gt_hmap_entry *gt_hmap_get(const struct gt_hmap *m, uint64_t key);
+/* tool_hmap_get returns the entry of key, or NULL. */
+struct tool_hmap_entry *tool_hmap_get(const struct tool_hmap *m, uint64_t key);
 
-/* gt_hmap_put returns the entry of key, adding it (val = aux = 0, *fresh =
+/* tool_hmap_put returns the entry of key, adding it (val = aux = 0, *fresh =
  * true) if it was missing; NULL when out of memory. The pointer is valid
  * until the next put or del. */
-struct gt_hmap_entry *gt_hmap_put(struct gt_hmap *m, uint64_t key, bool *fresh);
+struct tool_hmap_entry *tool_hmap_put(struct tool_hmap *m, uint64_t key, bool *fresh);
 
-/* gt_hmap_del removes key, copying its entry to *out (if out != NULL).
+/* tool_hmap_del removes key, copying its entry to *out (if out != NULL).
  * Returns true if it was there. */
-bool gt_hmap_del(struct gt_hmap *m, uint64_t key, struct gt_hmap_entry *out);
+bool tool_hmap_del(struct tool_hmap *m, uint64_t key, struct tool_hmap_entry *out);
 
 #endif

@@ -21,55 +21,55 @@
 #define MAPPING 1 /* the one mapping: every address, already symbolized */
 
 struct ctx {
-	const struct gt_heap *h;
-	struct gt_pprof *p;
+	const struct tool_heap *h;
+	struct tool_pprof *p;
 	int64_t *str;      /* site string index -> profile string index (0: not yet; "" is 0 anyway) */
 	uint64_t *loc;     /* frame index -> location id (0: not yet) */
-	struct gt_hmap funcs; /* name << 32 | file -> function id */
+	struct tool_hmap funcs; /* name << 32 | file -> function id */
 	uint64_t nfuncs, nlocs;
 	uint64_t unknown_loc; /* location of the frameless site */
 };
 
 static int64_t str(struct ctx *c, uint32_t i)
 {
-	const struct gt_sites *s = &c->h->sites;
-	if (i == 0 || gt_sites_strlen(s, i) == 0)
+	const struct tool_sites *s = &c->h->sites;
+	if (i == 0 || tool_sites_strlen(s, i) == 0)
 		return 0;
 	if (!c->str[i])
-		c->str[i] = gt_pprof_string(c->p, gt_sites_str(s, i), gt_sites_strlen(s, i));
+		c->str[i] = tool_pprof_string(c->p, tool_sites_str(s, i), tool_sites_strlen(s, i));
 	return c->str[i];
 }
 
 static uint64_t function(struct ctx *c, int64_t name, int64_t file)
 {
 	bool fresh;
-	struct gt_hmap_entry *e = gt_hmap_put(&c->funcs, (uint64_t)name << 32 | (uint64_t)file, &fresh);
+	struct tool_hmap_entry *e = tool_hmap_put(&c->funcs, (uint64_t)name << 32 | (uint64_t)file, &fresh);
 	if (!e)
 		return 0;
 	if (fresh) {
 		e->val = ++c->nfuncs;
-		gt_pprof_function(c->p, e->val, name, name, file, 0);
+		tool_pprof_function(c->p, e->val, name, name, file, 0);
 	}
 	return e->val;
 }
 
 static uint64_t location(struct ctx *c, uint32_t frame)
 {
-	const struct gt_sites *s = &c->h->sites;
+	const struct tool_sites *s = &c->h->sites;
 	if (c->loc[frame])
 		return c->loc[frame];
-	const struct gt_hframe *f = &s->frames[frame];
+	const struct tool_hframe *f = &s->frames[frame];
 	int64_t name = str(c, f->func);
 	if (name == 0) { /* unsymbolized: name it by its PC */
 		char buf[32];
 		snprintf(buf, sizeof buf, "0x%llx", (unsigned long long)f->pc);
-		name = gt_pprof_cstring(c->p, buf);
+		name = tool_pprof_cstring(c->p, buf);
 	}
 	uint64_t fn = function(c, name, str(c, f->file));
 	if (!fn)
 		return 0;
 	c->loc[frame] = ++c->nlocs;
-	gt_pprof_location(c->p, c->loc[frame], MAPPING, f->pc, fn, (int64_t)f->line);
+	tool_pprof_location(c->p, c->loc[frame], MAPPING, f->pc, fn, (int64_t)f->line);
 	return c->loc[frame];
 }
 
@@ -85,10 +85,10 @@ static int64_t value(double v)
 
 static int sample(struct ctx *c, uint32_t site, int64_t k_alloc, int64_t k_bytes)
 {
-	const struct gt_sites *s = &c->h->sites;
-	const struct gt_hsite *t = &s->sites[site];
-	const uint32_t *fr = gt_sites_site_frames(s, site);
-	unsigned skip = gt_heap_alloc_frames(s, site);
+	const struct tool_sites *s = &c->h->sites;
+	const struct tool_hsite *t = &s->sites[site];
+	const uint32_t *fr = tool_sites_site_frames(s, site);
+	unsigned skip = tool_heap_alloc_frames(s, site);
 	uint64_t locs[GT_MAX_FRAMES];
 	size_t n = 0;
 	for (unsigned i = skip; i < t->nframes && n < GT_MAX_FRAMES; i++)
@@ -96,24 +96,24 @@ static int sample(struct ctx *c, uint32_t site, int64_t k_alloc, int64_t k_bytes
 			return -1;
 	if (n == 0) {
 		if (!c->unknown_loc) {
-			int64_t name = gt_pprof_cstring(c->p, "(unknown allocation site)");
+			int64_t name = tool_pprof_cstring(c->p, "(unknown allocation site)");
 			uint64_t fn = function(c, name, 0);
 			if (!fn)
 				return -1;
 			c->unknown_loc = ++c->nlocs;
-			gt_pprof_location(c->p, c->unknown_loc, MAPPING, 0, fn, 0);
+			tool_pprof_location(c->p, c->unknown_loc, MAPPING, 0, fn, 0);
 		}
 		locs[n++] = c->unknown_loc;
 	}
 	int64_t values[4] = { value(t->est.alloc_objects), value(t->est.alloc_bytes), value(t->est.live_objects),
 			      value(t->est.live_bytes) };
-	struct gt_pprof_label labels[2];
+	struct tool_pprof_label labels[2];
 	size_t nl = 0;
 	if (skip > 0)
-		labels[nl++] = (struct gt_pprof_label){ .key = k_alloc, .str = str(c, s->frames[fr[skip - 1]].func) };
+		labels[nl++] = (struct tool_pprof_label){ .key = k_alloc, .str = str(c, s->frames[fr[skip - 1]].func) };
 	if (t->alloc_objects && t->min_size == t->max_size)
-		labels[nl++] = (struct gt_pprof_label){ .key = k_bytes, .num = (int64_t)t->min_size };
-	gt_pprof_sample(c->p, locs, n, values, 4, labels, nl);
+		labels[nl++] = (struct tool_pprof_label){ .key = k_bytes, .num = (int64_t)t->min_size };
+	tool_pprof_sample(c->p, locs, n, values, 4, labels, nl);
 	return 0;
 }
 
@@ -127,12 +127,12 @@ static int64_t ns(double seconds)
 	return (int64_t)(seconds * 1e9);
 }
 
-int gt_heap_pprof(const struct gt_heap *h, const char *name, struct gt_pprof *p)
+int tool_heap_pprof(const struct tool_heap *h, const char *name, struct tool_pprof *p)
 {
-	const struct gt_sites *s = &h->sites;
+	const struct tool_sites *s = &h->sites;
 	struct ctx c = { .h = h, .p = p };
-	gt_pprof_init(p);
-	gt_hmap_init(&c.funcs);
+	tool_pprof_init(p);
+	tool_hmap_init(&c.funcs);
 	c.str = calloc(s->nstrs ? s->nstrs : 1, sizeof *c.str);
 	c.loc = calloc(s->nframes ? s->nframes : 1, sizeof *c.loc);
 	int rc = -1;
@@ -147,25 +147,25 @@ int gt_heap_pprof(const struct gt_heap *h, const char *name, struct gt_pprof *p)
 	};
 	int64_t inuse_space = 0;
 	for (int i = 0; i < 4; i++) {
-		int64_t type = gt_pprof_cstring(p, types[i][0]);
-		gt_pprof_sample_type(p, type, gt_pprof_cstring(p, types[i][1]));
+		int64_t type = tool_pprof_cstring(p, types[i][0]);
+		tool_pprof_sample_type(p, type, tool_pprof_cstring(p, types[i][1]));
 		if (i == 3)
 			inuse_space = type;
 	}
-	gt_pprof_default_sample_type(p, inuse_space);
+	tool_pprof_default_sample_type(p, inuse_space);
 	/* Go's heap profiles: period = the sampling rate in bytes (1: every allocation). */
 	uint64_t mean = h->sampled_gens ? h->sample_max : 0;
-	gt_pprof_period(p, gt_pprof_cstring(p, "space"), gt_pprof_cstring(p, "bytes"),
+	tool_pprof_period(p, tool_pprof_cstring(p, "space"), tool_pprof_cstring(p, "bytes"),
 			mean && mean <= INT64_MAX ? (int64_t)mean : 1);
 	int64_t wall = 0;
 	if (h->wall_ns && h->wall_ns <= INT64_MAX) { /* the wall clock at the trace start */
-		int64_t before = ns(gt_heap_seconds(h, h->wall_ts, h->freq));
+		int64_t before = ns(tool_heap_seconds(h, h->wall_ts, h->freq));
 		wall = (int64_t)h->wall_ns - (before < (int64_t)h->wall_ns ? before : 0);
 	}
-	gt_pprof_time(p, wall, ns(h->duration));
-	gt_pprof_mapping(p, MAPPING, 0, UINT64_MAX, gt_pprof_cstring(p, name));
+	tool_pprof_time(p, wall, ns(h->duration));
+	tool_pprof_mapping(p, MAPPING, 0, UINT64_MAX, tool_pprof_cstring(p, name));
 	if (!h->sampled_gens) {
-		gt_pprof_comment(p, gt_pprof_cstring(p, "gotrace heap: every allocation of the trace, requested sizes"));
+		tool_pprof_comment(p, tool_pprof_cstring(p, "gotrace heap: every allocation of the trace, requested sizes"));
 	} else {
 		char buf[256];
 		if (h->sample_min == h->sample_max)
@@ -176,22 +176,22 @@ int gt_heap_pprof(const struct gt_heap *h, const char *name, struct gt_pprof *p)
 			snprintf(buf, sizeof buf, "gotrace heap: SAMPLED heap profile, values are ESTIMATES: allocations "
 				 "recorded by bytes allocated (Poisson processes, means %llu to %llu bytes), requested sizes",
 				 (unsigned long long)h->sample_min, (unsigned long long)mean);
-		gt_pprof_comment(p, gt_pprof_cstring(p, buf));
-		gt_pprof_comment(p, gt_pprof_cstring(p, "gotrace heap: each recorded allocation of s bytes counts "
+		tool_pprof_comment(p, tool_pprof_cstring(p, buf));
+		tool_pprof_comment(p, tool_pprof_cstring(p, "gotrace heap: each recorded allocation of s bytes counts "
 						      "1/(1-exp(-s/mean)) objects and s times as many bytes; "
 						      "GOTRACE_MALLOC=all records every allocation"));
 	}
 
-	int64_t k_alloc = gt_pprof_cstring(p, "allocator"), k_bytes = gt_pprof_cstring(p, "bytes");
+	int64_t k_alloc = tool_pprof_cstring(p, "allocator"), k_bytes = tool_pprof_cstring(p, "bytes");
 	for (uint32_t i = 0; i < s->nsites; i++)
 		if (sample(&c, i, k_alloc, k_bytes))
 			goto out;
-	rc = gt_pprof_failed(p) ? -1 : 0;
+	rc = tool_pprof_failed(p) ? -1 : 0;
 out:
 	free(c.str);
 	free(c.loc);
-	gt_hmap_free(&c.funcs);
+	tool_hmap_free(&c.funcs);
 	if (rc)
-		gt_pprof_free(p);
+		tool_pprof_free(p);
 	return rc;
 }

@@ -21,7 +21,7 @@ static ull count(double v)
 	return (ull)llround(v);
 }
 
-static bool sampled(const struct gt_heap *h)
+static bool sampled(const struct tool_heap *h)
 {
 	return h->sampled_gens > 0;
 }
@@ -67,18 +67,18 @@ static bool is_alloc_function(const char *f)
 	return false;
 }
 
-unsigned gt_heap_alloc_frames(const struct gt_sites *s, uint32_t site)
+unsigned tool_heap_alloc_frames(const struct tool_sites *s, uint32_t site)
 {
-	const struct gt_hsite *t = &s->sites[site];
-	const uint32_t *fr = gt_sites_site_frames(s, site);
+	const struct tool_hsite *t = &s->sites[site];
+	const uint32_t *fr = tool_sites_site_frames(s, site);
 	unsigned n = 0;
 	/* The run of allocation functions at the leaf, with the helpers inlined
 	 * into them (a frame in the same file as the frame after it). */
 	for (unsigned i = 0; i + 1 < t->nframes; i++) {
-		const struct gt_hframe *f = &s->frames[fr[i]], *next = &s->frames[fr[i + 1]];
-		if (is_alloc_function(gt_sites_str(s, f->func)))
+		const struct tool_hframe *f = &s->frames[fr[i]], *next = &s->frames[fr[i + 1]];
+		if (is_alloc_function(tool_sites_str(s, f->func)))
 			n = i + 1;
-		else if (f->file != next->file || gt_sites_strlen(s, f->file) == 0)
+		else if (f->file != next->file || tool_sites_strlen(s, f->file) == 0)
 			break;
 	}
 	return n;
@@ -111,18 +111,18 @@ static const char *printable(const char *s, size_t max, char *buf, size_t len)
 }
 
 /* site_title describes the allocation: "malloc, 48 B each". */
-static void site_title(const struct gt_heap *h, uint32_t site, char *buf, size_t len)
+static void site_title(const struct tool_heap *h, uint32_t site, char *buf, size_t len)
 {
-	const struct gt_sites *s = &h->sites;
-	const struct gt_hsite *t = &s->sites[site];
-	const uint32_t *fr = gt_sites_site_frames(s, site);
-	unsigned skip = gt_heap_alloc_frames(s, site);
+	const struct tool_sites *s = &h->sites;
+	const struct tool_hsite *t = &s->sites[site];
+	const uint32_t *fr = tool_sites_site_frames(s, site);
+	unsigned skip = tool_heap_alloc_frames(s, site);
 	char fn[FUNC_WIDTH + 8], size[80];
 	const char *how = NULL;
 	if (skip > 0)
-		how = gt_sites_str(s, s->frames[fr[skip - 1]].func);
-	else if (t->nframes == 1 && is_alloc_function(gt_sites_str(s, s->frames[fr[0]].func)))
-		how = gt_sites_str(s, s->frames[fr[0]].func); /* a stack of the allocation call alone */
+		how = tool_sites_str(s, s->frames[fr[skip - 1]].func);
+	else if (t->nframes == 1 && is_alloc_function(tool_sites_str(s, s->frames[fr[0]].func)))
+		how = tool_sites_str(s, s->frames[fr[0]].func); /* a stack of the allocation call alone */
 	if (t->alloc_objects == 0)
 		size[0] = '\0';
 	else if (t->min_size == t->max_size)
@@ -138,12 +138,12 @@ static void site_title(const struct gt_heap *h, uint32_t site, char *buf, size_t
 
 /* print_frames prints the site's frames after the allocation function,
  * leaf first, one per line: "function  file:line". */
-static void print_frames(FILE *out, const struct gt_heap *h, uint32_t site, const char *indent)
+static void print_frames(FILE *out, const struct tool_heap *h, uint32_t site, const char *indent)
 {
-	const struct gt_sites *s = &h->sites;
-	const struct gt_hsite *t = &s->sites[site];
-	const uint32_t *fr = gt_sites_site_frames(s, site);
-	unsigned skip = gt_heap_alloc_frames(s, site);
+	const struct tool_sites *s = &h->sites;
+	const struct tool_hsite *t = &s->sites[site];
+	const uint32_t *fr = tool_sites_site_frames(s, site);
+	unsigned skip = tool_heap_alloc_frames(s, site);
 	if (t->nframes == 0) {
 		fprintf(out, "%s(no stack)\n", indent);
 		return;
@@ -152,23 +152,23 @@ static void print_frames(FILE *out, const struct gt_heap *h, uint32_t site, cons
 	char names[SHOW_FRAMES][FUNC_WIDTH + 8];
 	int width = 0;
 	for (unsigned i = 0; i < shown; i++) {
-		const struct gt_hframe *f = &s->frames[fr[skip + i]];
-		if (gt_sites_strlen(s, f->func) == 0)
+		const struct tool_hframe *f = &s->frames[fr[skip + i]];
+		if (tool_sites_strlen(s, f->func) == 0)
 			snprintf(names[i], sizeof names[i], "0x%llx", (ull)f->pc);
 		else
-			printable(gt_sites_str(s, f->func), FUNC_WIDTH, names[i], sizeof names[i]);
+			printable(tool_sites_str(s, f->func), FUNC_WIDTH, names[i], sizeof names[i]);
 		int w = (int)strlen(names[i]);
 		if (w > width)
 			width = w;
 	}
 	for (unsigned i = 0; i < shown; i++) {
-		const struct gt_hframe *f = &s->frames[fr[skip + i]];
+		const struct tool_hframe *f = &s->frames[fr[skip + i]];
 		char file[128];
-		if (gt_sites_strlen(s, f->file) == 0) {
+		if (tool_sites_strlen(s, f->file) == 0) {
 			fprintf(out, "%s%s\n", indent, names[i]);
 			continue;
 		}
-		printable(base_name(gt_sites_str(s, f->file)), 100, file, sizeof file);
+		printable(base_name(tool_sites_str(s, f->file)), 100, file, sizeof file);
 		fprintf(out, "%s%-*s  %s:%llu\n", indent, width, names[i], file, (ull)f->line);
 	}
 	if (t->nframes - skip > shown)
@@ -179,14 +179,14 @@ static void print_frames(FILE *out, const struct gt_heap *h, uint32_t site, cons
 
 enum order { BY_LIVE_BYTES, BY_ALLOC_BYTES, BY_ALLOC_OBJECTS };
 
-static const struct gt_hsite *sort_sites;
+static const struct tool_hsite *sort_sites;
 static enum order sort_order;
 
 /* keys: the two figures of a row, the first sorts; var: the variance of
  * the first. Estimates (the exact counts when every allocation was recorded). */
-static void keys(const struct gt_hsite *t, enum order o, double k[2], double *var)
+static void keys(const struct tool_hsite *t, enum order o, double k[2], double *var)
 {
-	const struct gt_hest *e = &t->est;
+	const struct tool_hest *e = &t->est;
 	switch (o) {
 	case BY_LIVE_BYTES: k[0] = e->live_bytes, k[1] = e->live_objects, *var = e->var_live_bytes; break;
 	case BY_ALLOC_BYTES: k[0] = e->alloc_bytes, k[1] = e->alloc_objects, *var = e->var_alloc_bytes; break;
@@ -207,28 +207,28 @@ static int cmp_site(const void *x, const void *y)
 }
 
 /* leak_note says, in sampled mode, what the leak list can miss. */
-static void leak_note(FILE *out, const struct gt_heap *h)
+static void leak_note(FILE *out, const struct tool_heap *h)
 {
 	char m[32], m3[32], m5[32];
 	uint64_t mean = h->sample_max; /* the largest mean misses the most */
-	gt_human_bytes(mean, m, sizeof m);
-	gt_human_bytes(3 * mean, m3, sizeof m3);
-	gt_human_bytes(5 * mean, m5, sizeof m5);
+	tool_human_bytes(mean, m, sizeof m);
+	tool_human_bytes(3 * mean, m3, sizeof m3);
+	tool_human_bytes(5 * mean, m5, sizeof m5);
 	fprintf(out, "  Sampled: a site's leak shows here only if one of its leaked objects was\n"
 		     "  recorded. For L bytes leaked at a site that happens with probability\n"
 		     "  1-exp(-L/%llu), whatever the sizes (n objects of s bytes: 1-(1-p(s))^n):\n"
 		     "  %.0f%% for L = %s, %.0f%% for %s, %.1f%% for %s. A site that leaked\n"
 		     "  much less than %s in all may be missing; GOTRACE_MALLOC=all finds every leak.\n",
-		(ull)mean, 100 * gt_heap_sample_seen((double)mean, mean), m,
-		100 * gt_heap_sample_seen(3.0 * (double)mean, mean), m3,
-		100 * gt_heap_sample_seen(5.0 * (double)mean, mean), m5, m);
+		(ull)mean, 100 * tool_heap_sample_seen((double)mean, mean), m,
+		100 * tool_heap_sample_seen(3.0 * (double)mean, mean), m3,
+		100 * tool_heap_sample_seen(5.0 * (double)mean, mean), m5, m);
 }
 
 /* top_list prints the sites with a nonzero key in `o` order. */
-static void top_list(FILE *out, const struct gt_heap *h, uint32_t *idx, enum order o, unsigned top,
+static void top_list(FILE *out, const struct tool_heap *h, uint32_t *idx, enum order o, unsigned top,
 		     const char *title, const char *col1, const char *col2)
 {
-	const struct gt_sites *s = &h->sites;
+	const struct tool_sites *s = &h->sites;
 	size_t n = 0;
 	for (uint32_t i = 0; i < s->nsites; i++) {
 		double k[2], var;
@@ -267,10 +267,10 @@ static void top_list(FILE *out, const struct gt_heap *h, uint32_t *idx, enum ord
 }
 
 /* sampling_note says how the trace was sampled and what the figures are. */
-static void sampling_note(FILE *out, const struct gt_heap *h)
+static void sampling_note(FILE *out, const struct tool_heap *h)
 {
 	char m[32];
-	gt_human_bytes(h->sample_max, m, sizeof m);
+	tool_human_bytes(h->sample_max, m, sizeof m);
 	if (h->sample_min == h->sample_max)
 		fprintf(out, "  Sampled: about one allocation per %s allocated was recorded (mean %llu B).\n",
 			m, (ull)h->sample_max);
@@ -290,10 +290,10 @@ static void sampling_note(FILE *out, const struct gt_heap *h)
 		mean, h->sample_min == h->sample_max ? "" : " (M: the mean when it was allocated)");
 }
 
-void gt_heap_report(FILE *out, const struct gt_heap *h, const char *name, unsigned top)
+void tool_heap_report(FILE *out, const struct tool_heap *h, const char *name, unsigned top)
 {
 	char a[32], b[32];
-	const struct gt_hest *e = &h->est;
+	const struct tool_hest *e = &h->est;
 	fprintf(out, "gotrace heap: %s\n", name);
 	fprintf(out, "  %llu generation%s", (ull)h->gens, h->gens == 1 ? "" : "s");
 	if (h->gens)
@@ -313,20 +313,20 @@ void gt_heap_report(FILE *out, const struct gt_heap *h, const char *name, unsign
 	double freed_objects = e->alloc_objects - e->live_objects, freed_bytes = e->alloc_bytes - e->live_bytes;
 	fprintf(out, "\n  %-12s %10s %14s%s\n", "", "objects", "bytes", sampled(h) ? "  (estimated)" : "");
 	fprintf(out, "  %-12s %10llu %14llu  (%s)\n", "allocated", count(e->alloc_objects), count(e->alloc_bytes),
-		gt_human_bytes(count(e->alloc_bytes), a, sizeof a));
+		tool_human_bytes(count(e->alloc_bytes), a, sizeof a));
 	fprintf(out, "  %-12s %10llu %14llu  (%s)\n", "freed", count(freed_objects), count(freed_bytes),
-		gt_human_bytes(count(freed_bytes), a, sizeof a));
+		tool_human_bytes(count(freed_bytes), a, sizeof a));
 	fprintf(out, "  %-12s %10llu %14llu  (%s)\n", "live at end", count(e->live_objects), count(e->live_bytes),
-		gt_human_bytes(count(e->live_bytes), a, sizeof a));
+		tool_human_bytes(count(e->live_bytes), a, sizeof a));
 	fprintf(out, "  %-12s %10llu %14llu  (%s) at %.6f s\n", "peak live", count(h->peak_objects),
-		count(h->peak_bytes), gt_human_bytes(count(h->peak_bytes), b, sizeof b), h->peak_time);
+		count(h->peak_bytes), tool_human_bytes(count(h->peak_bytes), b, sizeof b), h->peak_time);
 	if (sampled(h))
 		fprintf(out, "  %-12s %10llu allocations and %llu frees (%llu objects live at the end)\n", "recorded",
 			(ull)h->alloc_objects, (ull)h->free_objects, (ull)h->live_objects);
 	if (h->have_metric && h->metric_max > 0)
 		fprintf(out, "  HeapAlloc metric (%s, at most every 10 ms) peaked at %s at %.6f s\n",
 			sampled(h) ? "estimated" : "usable sizes",
-			gt_human_bytes(h->metric_max, a, sizeof a), h->metric_time);
+			tool_human_bytes(h->metric_max, a, sizeof a), h->metric_time);
 	if (h->unknown_frees)
 		fprintf(out, "  %llu frees of objects not allocated in the trace were ignored\n",
 			(ull)h->unknown_frees);

@@ -1,24 +1,24 @@
 /* heap_report.h — what `gotrace heap` makes of the accounting: the text
  * report and the pprof profile. */
-#ifndef GT_HEAP_REPORT_H
-#define GT_HEAP_REPORT_H
+#ifndef TOOLS_HEAP_REPORT_H
+#define TOOLS_HEAP_REPORT_H
 
 #include <stdio.h>
 
 #include "tools/heap_acct.h"
 #include "tools/pprof.h"
 
-/* gt_heap_alloc_frames returns how many leading frames of a site are the
+/* tool_heap_alloc_frames returns how many leading frames of a site are the
  * allocation function itself (malloc, calloc, ..., operator new, strdup):
  * at most nframes - 1, so a site always keeps a frame when it has one. */
-unsigned gt_heap_alloc_frames(const struct gt_sites *s, uint32_t site);
+unsigned tool_heap_alloc_frames(const struct tool_sites *s, uint32_t site);
 
-/* gt_heap_report prints the text report: totals, peak, the top `top` sites
+/* tool_heap_report prints the text report: totals, peak, the top `top` sites
  * by live bytes at the end (leaks), by allocated bytes and by allocation
  * count (top = 0: every site). name is the trace's name for the heading. */
-void gt_heap_report(FILE *out, const struct gt_heap *h, const char *name, unsigned top);
+void tool_heap_report(FILE *out, const struct tool_heap *h, const char *name, unsigned top);
 
-/* gt_heap_pprof builds the pprof profile (uncompressed) into p, which the
+/* tool_heap_pprof builds the pprof profile (uncompressed) into p, which the
  * caller has not initialised; the Profile message is p->out. Its one
  * mapping is called `name` (pprof shows it as "File:"). Sample types
  * alloc_objects/count, alloc_space/bytes, inuse_objects/count,
@@ -26,6 +26,6 @@ void gt_heap_report(FILE *out, const struct gt_heap *h, const char *name, unsign
  * with the allocation function ("allocator") and, when every object of the
  * site had the same size, "bytes". Returns 0, or -1 when out of memory
  * (p is then freed). */
-int gt_heap_pprof(const struct gt_heap *h, const char *name, struct gt_pprof *p);
+int tool_heap_pprof(const struct tool_heap *h, const char *name, struct tool_pprof *p);
 
 #endif

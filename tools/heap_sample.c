@@ -8,11 +8,11 @@
 /* A mean above this is nonsense (and would lose precision in doubles). */
 #define MAX_MEAN (1ull << 52)
 
-int gt_heap_sample_parse(const void *s, size_t len, uint64_t *mean)
+int tool_heap_sample_parse(const void *s, size_t len, uint64_t *mean)
 {
 	const char *p = s, *end = p + len;
-	size_t plen = sizeof GT_HEAP_SAMPLE_PREFIX - 1;
-	if (len < plen || memcmp(p, GT_HEAP_SAMPLE_PREFIX, plen) != 0)
+	size_t plen = sizeof TOOL_HEAP_SAMPLE_PREFIX - 1;
+	if (len < plen || memcmp(p, TOOL_HEAP_SAMPLE_PREFIX, plen) != 0)
 		return 0;
 	static const char key[] = "sample_bytes=";
 	const size_t klen = sizeof key - 1;
@@ -36,7 +36,7 @@ int gt_heap_sample_parse(const void *s, size_t len, uint64_t *mean)
 	return 0;
 }
 
-double gt_heap_sample_p(uint64_t size, uint64_t mean)
+double tool_heap_sample_p(uint64_t size, uint64_t mean)
 {
 	if (mean == 0)
 		return 1;
@@ -44,30 +44,30 @@ double gt_heap_sample_p(uint64_t size, uint64_t mean)
 	return -expm1(-(double)size / (double)mean);
 }
 
-double gt_heap_sample_weight(uint64_t size, uint64_t mean)
+double tool_heap_sample_weight(uint64_t size, uint64_t mean)
 {
 	if (mean == 0 || size == 0)
 		return 1;
-	return 1 / gt_heap_sample_p(size, mean);
+	return 1 / tool_heap_sample_p(size, mean);
 }
 
-double gt_heap_sample_var(uint64_t size, uint64_t mean, double x)
+double tool_heap_sample_var(uint64_t size, uint64_t mean, double x)
 {
 	if (mean == 0 || size == 0)
 		return 0;
-	double p = gt_heap_sample_p(size, mean);
+	double p = tool_heap_sample_p(size, mean);
 	return x * x * exp(-(double)size / (double)mean) / (p * p);
 }
 
-double gt_heap_sample_rse(uint64_t size, double n, uint64_t mean)
+double tool_heap_sample_rse(uint64_t size, double n, uint64_t mean)
 {
 	if (mean == 0 || size == 0 || !(n > 0))
 		return 0;
-	double p = gt_heap_sample_p(size, mean);
+	double p = tool_heap_sample_p(size, mean);
 	return sqrt(exp(-(double)size / (double)mean) / (n * p));
 }
 
-double gt_heap_sample_seen(double bytes, uint64_t mean)
+double tool_heap_sample_seen(double bytes, uint64_t mean)
 {
 	if (mean == 0)
 		return 1;

@@ -23,42 +23,42 @@
  * (M in bytes, decimal; fields are "key=value" separated by one space, and
  * keys this reader does not know are skipped). Without that string every
  * allocation was recorded (w = 1). */
-#ifndef GT_HEAP_SAMPLE_H
-#define GT_HEAP_SAMPLE_H
+#ifndef TOOLS_HEAP_SAMPLE_H
+#define TOOLS_HEAP_SAMPLE_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#define GT_HEAP_SAMPLE_PREFIX "gotrace.heap "
+#define TOOL_HEAP_SAMPLE_PREFIX "gotrace.heap "
 
-/* gt_heap_sample_parse returns 1 when the len bytes at s (not NUL-terminated)
+/* tool_heap_sample_parse returns 1 when the len bytes at s (not NUL-terminated)
  * are the sampling statement with a valid sample_bytes, setting *mean (0
  * means every allocation is recorded); 0 otherwise. */
-int gt_heap_sample_parse(const void *s, size_t len, uint64_t *mean);
+int tool_heap_sample_parse(const void *s, size_t len, uint64_t *mean);
 
-/* gt_heap_sample_p is p(s), the probability that an allocation of `size`
+/* tool_heap_sample_p is p(s), the probability that an allocation of `size`
  * bytes is recorded with mean `mean` (1 when mean = 0: every allocation). */
-double gt_heap_sample_p(uint64_t size, uint64_t mean);
+double tool_heap_sample_p(uint64_t size, uint64_t mean);
 
-/* gt_heap_sample_weight is w(s) = 1/p(s), what one recorded allocation
+/* tool_heap_sample_weight is w(s) = 1/p(s), what one recorded allocation
  * counts for; 1 when mean = 0, and 1 for size 0 (a countdown of bytes never
  * records one, so a recorded one stands for itself). */
-double gt_heap_sample_weight(uint64_t size, uint64_t mean);
+double tool_heap_sample_weight(uint64_t size, uint64_t mean);
 
-/* gt_heap_sample_var is what one recorded allocation adds to the estimated
+/* tool_heap_sample_var is what one recorded allocation adds to the estimated
  * variance of a count estimate (objects: x = 1; bytes: x = size): x²(1-p)/p²,
  * whose sum over the recorded allocations is an unbiased estimate of the
  * variance of the sum of x·w. 0 when every allocation is recorded. */
-double gt_heap_sample_var(uint64_t size, uint64_t mean, double x);
+double tool_heap_sample_var(uint64_t size, uint64_t mean, double x);
 
-/* gt_heap_sample_rse is the relative standard error of the byte estimate of
+/* tool_heap_sample_rse is the relative standard error of the byte estimate of
  * n objects of `size` bytes: sqrt((1-p)/(n·p)); 0 for mean 0, n = 0 or
  * size 0. */
-double gt_heap_sample_rse(uint64_t size, double n, uint64_t mean);
+double tool_heap_sample_rse(uint64_t size, double n, uint64_t mean);
 
-/* gt_heap_sample_seen is the probability that at least one of the objects
+/* tool_heap_sample_seen is the probability that at least one of the objects
  * making up `bytes` bytes is recorded: 1-(1-p(s))^n for n objects of s
  * bytes, which is 1-exp(-bytes/M) whatever the sizes. 1 for mean 0. */
-double gt_heap_sample_seen(double bytes, uint64_t mean);
+double tool_heap_sample_seen(double bytes, uint64_t mean);
 
 #endif

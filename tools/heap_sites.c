@@ -1,6 +1,6 @@
 /* heap_sites.c — interning of strings, frames and allocation sites (heap_sites.h).
  *
- * Each table is an array plus a hash index: gt_hmap maps a content hash to
+ * Each table is an array plus a hash index: tool_hmap maps a content hash to
  * the newest item with that hash, and items with equal hashes are chained
  * through `next`, so lookups compare contents and never confuse two items. */
 #include "tools/heap_sites.h"
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-int gt_grow(void *p, size_t *cap, size_t need, size_t size)
+int tool_grow(void *p, size_t *cap, size_t need, size_t size)
 {
 	void **arr = p;
 	if (need <= *cap)
@@ -27,54 +27,54 @@ int gt_grow(void *p, size_t *cap, size_t need, size_t size)
 	return 0;
 }
 
-int gt_sites_init(struct gt_sites *s)
+int tool_sites_init(struct tool_sites *s)
 {
 	memset(s, 0, sizeof *s);
-	gt_hmap_init(&s->str_index);
-	gt_hmap_init(&s->frame_index);
-	gt_hmap_init(&s->site_index);
-	return gt_sites_string(s, "", 0) == 0 ? 0 : -1;
+	tool_hmap_init(&s->str_index);
+	tool_hmap_init(&s->frame_index);
+	tool_hmap_init(&s->site_index);
+	return tool_sites_string(s, "", 0) == 0 ? 0 : -1;
 }
 
-void gt_sites_free(struct gt_sites *s)
+void tool_sites_free(struct tool_sites *s)
 {
 	free(s->chars);
 	free(s->strs);
 	free(s->frames);
 	free(s->site_frames);
 	free(s->sites);
-	gt_hmap_free(&s->str_index);
-	gt_hmap_free(&s->frame_index);
-	gt_hmap_free(&s->site_index);
+	tool_hmap_free(&s->str_index);
+	tool_hmap_free(&s->frame_index);
+	tool_hmap_free(&s->site_index);
 	memset(s, 0, sizeof *s);
 }
 
 /* head returns the chain head entry for hash h, creating it (val = NONE). */
-static struct gt_hmap_entry *head(struct gt_hmap *m, uint64_t h)
+static struct tool_hmap_entry *head(struct tool_hmap *m, uint64_t h)
 {
 	bool fresh;
-	struct gt_hmap_entry *e = gt_hmap_put(m, h, &fresh);
+	struct tool_hmap_entry *e = tool_hmap_put(m, h, &fresh);
 	if (e && fresh)
-		e->aux = GT_SITE_NONE;
+		e->aux = TOOL_SITE_NONE;
 	return e;
 }
 
-uint32_t gt_sites_string(struct gt_sites *s, const void *data, size_t len)
+uint32_t tool_sites_string(struct tool_sites *s, const void *data, size_t len)
 {
 	if (len > UINT32_MAX - 1)
-		return GT_SITE_NONE;
-	uint64_t h = gt_hash_bytes(data, len, 0);
-	struct gt_hmap_entry *e = gt_hmap_get(&s->str_index, h);
-	for (uint32_t i = e ? e->aux : GT_SITE_NONE; i != GT_SITE_NONE; i = s->strs[i].next)
+		return TOOL_SITE_NONE;
+	uint64_t h = tool_hash_bytes(data, len, 0);
+	struct tool_hmap_entry *e = tool_hmap_get(&s->str_index, h);
+	for (uint32_t i = e ? e->aux : TOOL_SITE_NONE; i != TOOL_SITE_NONE; i = s->strs[i].next)
 		if (s->strs[i].len == len && memcmp(s->chars + s->strs[i].off, data, len) == 0)
 			return i;
-	if (s->nstrs >= GT_SITE_NONE || gt_grow(&s->strs, &s->cap_strs, s->nstrs + 1, sizeof *s->strs) ||
-	    len + 1 > SIZE_MAX - s->nchars || gt_grow(&s->chars, &s->cap_chars, s->nchars + len + 1, 1))
-		return GT_SITE_NONE;
+	if (s->nstrs >= TOOL_SITE_NONE || tool_grow(&s->strs, &s->cap_strs, s->nstrs + 1, sizeof *s->strs) ||
+	    len + 1 > SIZE_MAX - s->nchars || tool_grow(&s->chars, &s->cap_chars, s->nchars + len + 1, 1))
+		return TOOL_SITE_NONE;
 	if (!(e = head(&s->str_index, h)))
-		return GT_SITE_NONE;
+		return TOOL_SITE_NONE;
 	uint32_t i = (uint32_t)s->nstrs++;
-	s->strs[i] = (struct gt_hstr){ .off = s->nchars, .len = (uint32_t)len, .next = e->aux };
+	s->strs[i] = (struct tool_hstr){ .off = s->nchars, .len = (uint32_t)len, .next = e->aux };
 	if (len)
 		memcpy(s->chars + s->nchars, data, len);
 	s->chars[s->nchars + len] = '\0';
@@ -83,48 +83,48 @@ uint32_t gt_sites_string(struct gt_sites *s, const void *data, size_t len)
 	return i;
 }
 
-uint32_t gt_sites_frame(struct gt_sites *s, uint32_t func, uint32_t file, uint64_t line, uint64_t pc)
+uint32_t tool_sites_frame(struct tool_sites *s, uint32_t func, uint32_t file, uint64_t line, uint64_t pc)
 {
 	uint64_t keypc = s->strs[func].len == 0 ? pc : 0;
-	uint64_t h = gt_hash64(gt_hash64(((uint64_t)func << 32 | file) ^ 0x5bd1e995) ^ line);
-	h = gt_hash64(h ^ keypc);
-	struct gt_hmap_entry *e = gt_hmap_get(&s->frame_index, h);
-	for (uint32_t i = e ? e->aux : GT_SITE_NONE; i != GT_SITE_NONE; i = s->frames[i].next) {
-		const struct gt_hframe *f = &s->frames[i];
+	uint64_t h = tool_hash64(tool_hash64(((uint64_t)func << 32 | file) ^ 0x5bd1e995) ^ line);
+	h = tool_hash64(h ^ keypc);
+	struct tool_hmap_entry *e = tool_hmap_get(&s->frame_index, h);
+	for (uint32_t i = e ? e->aux : TOOL_SITE_NONE; i != TOOL_SITE_NONE; i = s->frames[i].next) {
+		const struct tool_hframe *f = &s->frames[i];
 		if (f->func == func && f->file == file && f->line == line &&
 		    (s->strs[func].len != 0 || f->pc == pc))
 			return i;
 	}
-	if (s->nframes >= GT_SITE_NONE ||
-	    gt_grow(&s->frames, &s->cap_frames, s->nframes + 1, sizeof *s->frames))
-		return GT_SITE_NONE;
+	if (s->nframes >= TOOL_SITE_NONE ||
+	    tool_grow(&s->frames, &s->cap_frames, s->nframes + 1, sizeof *s->frames))
+		return TOOL_SITE_NONE;
 	if (!(e = head(&s->frame_index, h)))
-		return GT_SITE_NONE;
+		return TOOL_SITE_NONE;
 	uint32_t i = (uint32_t)s->nframes++;
-	s->frames[i] = (struct gt_hframe){ .func = func, .file = file, .line = line, .pc = pc, .next = e->aux };
+	s->frames[i] = (struct tool_hframe){ .func = func, .file = file, .line = line, .pc = pc, .next = e->aux };
 	e->aux = i;
 	return i;
 }
 
-uint32_t gt_sites_site(struct gt_sites *s, const uint32_t *frames, size_t n)
+uint32_t tool_sites_site(struct tool_sites *s, const uint32_t *frames, size_t n)
 {
 	if (n > UINT32_MAX)
-		return GT_SITE_NONE;
-	uint64_t h = gt_hash_bytes(frames, n * sizeof *frames, 0x51735173);
-	struct gt_hmap_entry *e = gt_hmap_get(&s->site_index, h);
-	for (uint32_t i = e ? e->aux : GT_SITE_NONE; i != GT_SITE_NONE; i = s->sites[i].next) {
-		const struct gt_hsite *t = &s->sites[i];
+		return TOOL_SITE_NONE;
+	uint64_t h = tool_hash_bytes(frames, n * sizeof *frames, 0x51735173);
+	struct tool_hmap_entry *e = tool_hmap_get(&s->site_index, h);
+	for (uint32_t i = e ? e->aux : TOOL_SITE_NONE; i != TOOL_SITE_NONE; i = s->sites[i].next) {
+		const struct tool_hsite *t = &s->sites[i];
 		if (t->nframes == n && (n == 0 || memcmp(s->site_frames + t->first, frames, n * sizeof *frames) == 0))
 			return i;
 	}
-	if (s->nsites >= GT_SITE_NONE || gt_grow(&s->sites, &s->cap_sites, s->nsites + 1, sizeof *s->sites) ||
+	if (s->nsites >= TOOL_SITE_NONE || tool_grow(&s->sites, &s->cap_sites, s->nsites + 1, sizeof *s->sites) ||
 	    n > SIZE_MAX - s->nsite_frames ||
-	    gt_grow(&s->site_frames, &s->cap_site_frames, s->nsite_frames + n, sizeof *s->site_frames))
-		return GT_SITE_NONE;
+	    tool_grow(&s->site_frames, &s->cap_site_frames, s->nsite_frames + n, sizeof *s->site_frames))
+		return TOOL_SITE_NONE;
 	if (!(e = head(&s->site_index, h)))
-		return GT_SITE_NONE;
+		return TOOL_SITE_NONE;
 	uint32_t i = (uint32_t)s->nsites++;
-	s->sites[i] = (struct gt_hsite){ .first = s->nsite_frames, .nframes = (uint32_t)n, .next = e->aux };
+	s->sites[i] = (struct tool_hsite){ .first = s->nsite_frames, .nframes = (uint32_t)n, .next = e->aux };
 	if (n)
 		memcpy(s->site_frames + s->nsite_frames, frames, n * sizeof *frames);
 	s->nsite_frames += n;

@@ -19,11 +19,11 @@ static int field_number(const char *s, size_t len, size_t *i, long *v)
 	return 0;
 }
 
-int gt_ident_parse(const void *data, size_t len, struct gt_ident *id)
+int tool_ident_parse(const void *data, size_t len, struct tool_ident *id)
 {
 	const char *s = data;
-	const size_t plen = sizeof GT_IDENT_PREFIX - 1;
-	if (len < plen || memcmp(s, GT_IDENT_PREFIX, plen) != 0)
+	const size_t plen = sizeof TOOL_IDENT_PREFIX - 1;
+	if (len < plen || memcmp(s, TOOL_IDENT_PREFIX, plen) != 0)
 		return 0;
 	long pid = 0, ppid = -1;
 	size_t i = plen;
@@ -57,9 +57,9 @@ int gt_ident_parse(const void *data, size_t len, struct gt_ident *id)
 	if (pid <= 0)
 		return 0;
 	size_t n = len - i;
-	id->cmd_cut = n > GT_IDENT_CMD_MAX;
+	id->cmd_cut = n > TOOL_IDENT_CMD_MAX;
 	if (id->cmd_cut)
-		n = GT_IDENT_CMD_MAX;
+		n = TOOL_IDENT_CMD_MAX;
 	memcpy(id->cmd, s + i, n);
 	id->cmd[n] = '\0';
 	/* A NUL inside would end the text early; show it as the library would escape it. */
@@ -98,7 +98,7 @@ static size_t chars(const unsigned char *s)
 	return c;
 }
 
-void gt_ident_sanitize(const char *cmd, char *buf, size_t len, size_t width)
+void tool_ident_sanitize(const char *cmd, char *buf, size_t len, size_t width)
 {
 	const unsigned char *s = (const unsigned char *)cmd;
 	size_t n = 0, shown = 0;
@@ -116,9 +116,9 @@ void gt_ident_sanitize(const char *cmd, char *buf, size_t len, size_t width)
 	buf[n] = '\0';
 }
 
-void gt_ident_program(const char *cmd, char *buf, size_t width)
+void tool_ident_program(const char *cmd, char *buf, size_t width)
 {
-	char tmp[GT_IDENT_CMD_MAX + 1];
+	char tmp[TOOL_IDENT_CMD_MAX + 1];
 	size_t first = strcspn(cmd, " ");
 	const char *base = cmd;
 	/* The base name of the executable, unless the word ends in '/'. */
@@ -128,5 +128,5 @@ void gt_ident_program(const char *cmd, char *buf, size_t width)
 	snprintf(tmp, sizeof tmp, "%s", base);
 	if (tmp[0] == '\0' || tmp[0] == ' ')
 		snprintf(tmp, sizeof tmp, "?%s", base);
-	gt_ident_sanitize(tmp, buf, 4 * width + 1, width);
+	tool_ident_sanitize(tmp, buf, 4 * width + 1, width);
 }

@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "tools/cmd.h"
+#include "tools/locate.h"
 
 static bool is_regular(const char *path)
 {
@@ -16,7 +16,7 @@ static bool is_regular(const char *path)
 	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-int gt_find_preload(char *buf, size_t len)
+int tool_find_preload(char *buf, size_t len)
 {
 	/* Relative to this executable: the build tree, then an installed prefix. */
 	static const char *const rel[] = { "libgotrace.so", "../lib/gotrace/libgotrace.so" };
@@ -65,21 +65,21 @@ static int check_file(const char *path, bool searching)
 {
 	struct stat st;
 	if (stat(path, &st) != 0)
-		return errno == ENOENT || errno == ENOTDIR ? GT_EXIT_NOTFOUND : GT_EXIT_NOEXEC;
+		return errno == ENOENT || errno == ENOTDIR ? TOOL_EXIT_NOTFOUND : TOOL_EXIT_NOEXEC;
 	if (searching && S_ISDIR(st.st_mode))
-		return GT_EXIT_NOTFOUND;
+		return TOOL_EXIT_NOTFOUND;
 	if (!S_ISREG(st.st_mode) || access(path, X_OK) != 0)
-		return GT_EXIT_NOEXEC;
+		return TOOL_EXIT_NOEXEC;
 	return 0;
 }
 
-int gt_which(const char *cmd, char *buf, size_t len)
+int tool_which(const char *cmd, char *buf, size_t len)
 {
 	if (len == 0 || *cmd == '\0')
-		return GT_EXIT_NOTFOUND;
+		return TOOL_EXIT_NOTFOUND;
 	if (strchr(cmd, '/')) {
 		if ((size_t)snprintf(buf, len, "%s", cmd) >= len)
-			return GT_EXIT_NOTFOUND;
+			return TOOL_EXIT_NOTFOUND;
 		return check_file(buf, false);
 	}
 
@@ -90,7 +90,7 @@ int gt_which(const char *cmd, char *buf, size_t len)
 		size_t n = confstr(_CS_PATH, defpath, sizeof defpath);
 		path = n > 0 && n <= sizeof defpath ? defpath : "/bin:/usr/bin";
 	}
-	int result = GT_EXIT_NOTFOUND;
+	int result = TOOL_EXIT_NOTFOUND;
 	for (const char *p = path;; p++) {
 		const char *end = strchrnul(p, ':');
 		int dirlen = (int)(end - p);
@@ -101,8 +101,8 @@ int gt_which(const char *cmd, char *buf, size_t len)
 			if (r == 0)
 				return 0;
 			/* Keep looking, but remember that something was there. */
-			if (r == GT_EXIT_NOEXEC)
-				result = GT_EXIT_NOEXEC;
+			if (r == TOOL_EXIT_NOEXEC)
+				result = TOOL_EXIT_NOEXEC;
 		}
 		if (*end == '\0')
 			break;

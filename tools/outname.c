@@ -38,7 +38,7 @@ static size_t dot_number(const char *s, long *v)
 
 /* suffix checks what follows the expanded base: [.k] [.snapN] with %p in
  * the pattern, [.pid [.k]] [.snapN] without. */
-static bool suffix(const char *s, bool has_p, struct gt_outname *m)
+static bool suffix(const char *s, bool has_p, struct tool_outname *m)
 {
 	long v;
 	size_t n;
@@ -68,11 +68,11 @@ static bool suffix(const char *s, bool has_p, struct gt_outname *m)
 
 /* match walks the pattern p against s; every %p must stand for one pid.
  * Backtracks over the length of each %p's digits ("t%p1" and "t1231"). */
-static bool match(const char *p, const char *s, bool has_p, long pid, struct gt_outname *m)
+static bool match(const char *p, const char *s, bool has_p, long pid, struct tool_outname *m)
 {
 	for (;;) {
 		if (*p == '\0') {
-			struct gt_outname t = { .pid = pid };
+			struct tool_outname t = { .pid = pid };
 			if (!suffix(s, has_p, &t))
 				return false;
 			*m = t;
@@ -102,7 +102,7 @@ static bool match(const char *p, const char *s, bool has_p, long pid, struct gt_
 	}
 }
 
-int gt_outname_match(const char *base, const char *name, struct gt_outname *m)
+int tool_outname_match(const char *base, const char *name, struct tool_outname *m)
 {
 	bool has_p = false;
 	for (const char *p = base; *p; p++) {
@@ -116,7 +116,7 @@ int gt_outname_match(const char *base, const char *name, struct gt_outname *m)
 	return match(base, name, has_p, 0, m) ? 1 : 0;
 }
 
-int gt_outname_split(const char *pattern, long pid, char *dir, size_t dirlen, const char **base)
+int tool_outname_split(const char *pattern, long pid, char *dir, size_t dirlen, const char **base)
 {
 	const char *slash = strrchr(pattern, '/');
 	*base = slash ? slash + 1 : pattern;

@@ -32,13 +32,13 @@ enum { FUNCTION_ID = 1, FUNCTION_NAME = 2, FUNCTION_SYSTEM_NAME = 3, FUNCTION_FI
 
 /* ---- protobuf ---- */
 
-void gt_pb_free(struct gt_pb *b)
+void tool_pb_free(struct tool_pb *b)
 {
 	free(b->buf);
-	gt_pb_init(b);
+	tool_pb_init(b);
 }
 
-static bool reserve(struct gt_pb *b, size_t n)
+static bool reserve(struct tool_pb *b, size_t n)
 {
 	if (b->failed)
 		return false;
@@ -62,7 +62,7 @@ static bool reserve(struct gt_pb *b, size_t n)
 	return true;
 }
 
-void gt_pb_raw(struct gt_pb *b, const void *p, size_t n)
+void tool_pb_raw(struct tool_pb *b, const void *p, size_t n)
 {
 	if (n && reserve(b, n)) {
 		memcpy(b->buf + b->len, p, n);
@@ -70,7 +70,7 @@ void gt_pb_raw(struct gt_pb *b, const void *p, size_t n)
 	}
 }
 
-void gt_pb_varint(struct gt_pb *b, uint64_t v)
+void tool_pb_varint(struct tool_pb *b, uint64_t v)
 {
 	if (!reserve(b, 10))
 		return;
@@ -81,29 +81,29 @@ void gt_pb_varint(struct gt_pb *b, uint64_t v)
 	b->buf[b->len++] = (uint8_t)v;
 }
 
-void gt_pb_key(struct gt_pb *b, unsigned field, unsigned wire_type)
+void tool_pb_key(struct tool_pb *b, unsigned field, unsigned wire_type)
 {
-	gt_pb_varint(b, (uint64_t)field << 3 | wire_type);
+	tool_pb_varint(b, (uint64_t)field << 3 | wire_type);
 }
 
-void gt_pb_uint(struct gt_pb *b, unsigned field, uint64_t v)
+void tool_pb_uint(struct tool_pb *b, unsigned field, uint64_t v)
 {
 	if (v == 0)
 		return;
-	gt_pb_key(b, field, GT_PB_VARINT);
-	gt_pb_varint(b, v);
+	tool_pb_key(b, field, TOOL_PB_VARINT);
+	tool_pb_varint(b, v);
 }
 
-void gt_pb_int(struct gt_pb *b, unsigned field, int64_t v)
+void tool_pb_int(struct tool_pb *b, unsigned field, int64_t v)
 {
-	gt_pb_uint(b, field, (uint64_t)v);
+	tool_pb_uint(b, field, (uint64_t)v);
 }
 
-void gt_pb_bytes(struct gt_pb *b, unsigned field, const void *p, size_t n)
+void tool_pb_bytes(struct tool_pb *b, unsigned field, const void *p, size_t n)
 {
-	gt_pb_key(b, field, GT_PB_LEN);
-	gt_pb_varint(b, n);
-	gt_pb_raw(b, p, n);
+	tool_pb_key(b, field, TOOL_PB_LEN);
+	tool_pb_varint(b, n);
+	tool_pb_raw(b, p, n);
 }
 
 static size_t varint_len(uint64_t v)
@@ -116,20 +116,20 @@ static size_t varint_len(uint64_t v)
 	return n;
 }
 
-void gt_pb_packed(struct gt_pb *b, unsigned field, const uint64_t *v, size_t n)
+void tool_pb_packed(struct tool_pb *b, unsigned field, const uint64_t *v, size_t n)
 {
 	if (n == 0)
 		return;
 	size_t len = 0;
 	for (size_t i = 0; i < n; i++)
 		len += varint_len(v[i]);
-	gt_pb_key(b, field, GT_PB_LEN);
-	gt_pb_varint(b, len);
+	tool_pb_key(b, field, TOOL_PB_LEN);
+	tool_pb_varint(b, len);
 	for (size_t i = 0; i < n; i++)
-		gt_pb_varint(b, v[i]);
+		tool_pb_varint(b, v[i]);
 }
 
-void gt_pb_packed_int(struct gt_pb *b, unsigned field, const int64_t *v, size_t n)
+void tool_pb_packed_int(struct tool_pb *b, unsigned field, const int64_t *v, size_t n)
 {
 	/* int64 values are varints of their two's complement. */
 	if (n == 0)
@@ -137,141 +137,141 @@ void gt_pb_packed_int(struct gt_pb *b, unsigned field, const int64_t *v, size_t 
 	size_t len = 0;
 	for (size_t i = 0; i < n; i++)
 		len += varint_len((uint64_t)v[i]);
-	gt_pb_key(b, field, GT_PB_LEN);
-	gt_pb_varint(b, len);
+	tool_pb_key(b, field, TOOL_PB_LEN);
+	tool_pb_varint(b, len);
 	for (size_t i = 0; i < n; i++)
-		gt_pb_varint(b, (uint64_t)v[i]);
+		tool_pb_varint(b, (uint64_t)v[i]);
 }
 
 /* message appends sub as the embedded message `field` of b. */
-static void message(struct gt_pb *b, unsigned field, const struct gt_pb *sub)
+static void message(struct tool_pb *b, unsigned field, const struct tool_pb *sub)
 {
 	if (sub->failed) {
 		b->failed = true;
 		return;
 	}
-	gt_pb_bytes(b, field, sub->buf, sub->len);
+	tool_pb_bytes(b, field, sub->buf, sub->len);
 }
 
 /* ---- profile.proto ---- */
 
-void gt_pprof_init(struct gt_pprof *p)
+void tool_pprof_init(struct tool_pprof *p)
 {
-	gt_pb_init(&p->out);
-	gt_pb_init(&p->msg);
-	gt_pb_init(&p->sub);
+	tool_pb_init(&p->out);
+	tool_pb_init(&p->msg);
+	tool_pb_init(&p->sub);
 	p->nstrings = 0;
-	gt_pprof_string(p, "", 0);
+	tool_pprof_string(p, "", 0);
 }
 
-void gt_pprof_free(struct gt_pprof *p)
+void tool_pprof_free(struct tool_pprof *p)
 {
-	gt_pb_free(&p->out);
-	gt_pb_free(&p->msg);
-	gt_pb_free(&p->sub);
+	tool_pb_free(&p->out);
+	tool_pb_free(&p->msg);
+	tool_pb_free(&p->sub);
 }
 
-int64_t gt_pprof_string(struct gt_pprof *p, const char *s, size_t len)
+int64_t tool_pprof_string(struct tool_pprof *p, const char *s, size_t len)
 {
-	gt_pb_bytes(&p->out, PROFILE_STRING_TABLE, s, len);
+	tool_pb_bytes(&p->out, PROFILE_STRING_TABLE, s, len);
 	return p->nstrings++;
 }
 
-int64_t gt_pprof_cstring(struct gt_pprof *p, const char *s)
+int64_t tool_pprof_cstring(struct tool_pprof *p, const char *s)
 {
-	return gt_pprof_string(p, s, strlen(s));
+	return tool_pprof_string(p, s, strlen(s));
 }
 
-static void value_type(struct gt_pprof *p, unsigned field, int64_t type, int64_t unit)
+static void value_type(struct tool_pprof *p, unsigned field, int64_t type, int64_t unit)
 {
-	gt_pb_reset(&p->msg);
-	gt_pb_int(&p->msg, VALUE_TYPE_TYPE, type);
-	gt_pb_int(&p->msg, VALUE_TYPE_UNIT, unit);
+	tool_pb_reset(&p->msg);
+	tool_pb_int(&p->msg, VALUE_TYPE_TYPE, type);
+	tool_pb_int(&p->msg, VALUE_TYPE_UNIT, unit);
 	message(&p->out, field, &p->msg);
 }
 
-void gt_pprof_sample_type(struct gt_pprof *p, int64_t type, int64_t unit)
+void tool_pprof_sample_type(struct tool_pprof *p, int64_t type, int64_t unit)
 {
 	value_type(p, PROFILE_SAMPLE_TYPE, type, unit);
 }
 
-void gt_pprof_period(struct gt_pprof *p, int64_t type, int64_t unit, int64_t period)
+void tool_pprof_period(struct tool_pprof *p, int64_t type, int64_t unit, int64_t period)
 {
 	value_type(p, PROFILE_PERIOD_TYPE, type, unit);
-	gt_pb_int(&p->out, PROFILE_PERIOD, period);
+	tool_pb_int(&p->out, PROFILE_PERIOD, period);
 }
 
-void gt_pprof_default_sample_type(struct gt_pprof *p, int64_t type)
+void tool_pprof_default_sample_type(struct tool_pprof *p, int64_t type)
 {
-	gt_pb_int(&p->out, PROFILE_DEFAULT_SAMPLE_TYPE, type);
+	tool_pb_int(&p->out, PROFILE_DEFAULT_SAMPLE_TYPE, type);
 }
 
-void gt_pprof_time(struct gt_pprof *p, int64_t time_nanos, int64_t duration_nanos)
+void tool_pprof_time(struct tool_pprof *p, int64_t time_nanos, int64_t duration_nanos)
 {
-	gt_pb_int(&p->out, PROFILE_TIME_NANOS, time_nanos);
-	gt_pb_int(&p->out, PROFILE_DURATION_NANOS, duration_nanos);
+	tool_pb_int(&p->out, PROFILE_TIME_NANOS, time_nanos);
+	tool_pb_int(&p->out, PROFILE_DURATION_NANOS, duration_nanos);
 }
 
-void gt_pprof_comment(struct gt_pprof *p, int64_t str)
+void tool_pprof_comment(struct tool_pprof *p, int64_t str)
 {
 	/* repeated int64, written unpacked: one key per entry */
-	gt_pb_key(&p->out, PROFILE_COMMENT, GT_PB_VARINT);
-	gt_pb_varint(&p->out, (uint64_t)str);
+	tool_pb_key(&p->out, PROFILE_COMMENT, TOOL_PB_VARINT);
+	tool_pb_varint(&p->out, (uint64_t)str);
 }
 
-void gt_pprof_mapping(struct gt_pprof *p, uint64_t id, uint64_t start, uint64_t limit, int64_t filename)
+void tool_pprof_mapping(struct tool_pprof *p, uint64_t id, uint64_t start, uint64_t limit, int64_t filename)
 {
-	gt_pb_reset(&p->msg);
-	gt_pb_uint(&p->msg, MAPPING_ID, id);
-	gt_pb_uint(&p->msg, MAPPING_MEMORY_START, start);
-	gt_pb_uint(&p->msg, MAPPING_MEMORY_LIMIT, limit);
-	gt_pb_int(&p->msg, MAPPING_FILENAME, filename);
-	gt_pb_uint(&p->msg, MAPPING_HAS_FUNCTIONS, 1);
-	gt_pb_uint(&p->msg, MAPPING_HAS_FILENAMES, 1);
-	gt_pb_uint(&p->msg, MAPPING_HAS_LINE_NUMBERS, 1);
-	gt_pb_uint(&p->msg, MAPPING_HAS_INLINE_FRAMES, 1);
+	tool_pb_reset(&p->msg);
+	tool_pb_uint(&p->msg, MAPPING_ID, id);
+	tool_pb_uint(&p->msg, MAPPING_MEMORY_START, start);
+	tool_pb_uint(&p->msg, MAPPING_MEMORY_LIMIT, limit);
+	tool_pb_int(&p->msg, MAPPING_FILENAME, filename);
+	tool_pb_uint(&p->msg, MAPPING_HAS_FUNCTIONS, 1);
+	tool_pb_uint(&p->msg, MAPPING_HAS_FILENAMES, 1);
+	tool_pb_uint(&p->msg, MAPPING_HAS_LINE_NUMBERS, 1);
+	tool_pb_uint(&p->msg, MAPPING_HAS_INLINE_FRAMES, 1);
 	message(&p->out, PROFILE_MAPPING, &p->msg);
 }
 
-void gt_pprof_function(struct gt_pprof *p, uint64_t id, int64_t name, int64_t system_name,
-		       int64_t filename, int64_t start_line)
+void tool_pprof_function(struct tool_pprof *p, uint64_t id, int64_t name, int64_t system_name,
+		         int64_t filename, int64_t start_line)
 {
-	gt_pb_reset(&p->msg);
-	gt_pb_uint(&p->msg, FUNCTION_ID, id);
-	gt_pb_int(&p->msg, FUNCTION_NAME, name);
-	gt_pb_int(&p->msg, FUNCTION_SYSTEM_NAME, system_name);
-	gt_pb_int(&p->msg, FUNCTION_FILENAME, filename);
-	gt_pb_int(&p->msg, FUNCTION_START_LINE, start_line);
+	tool_pb_reset(&p->msg);
+	tool_pb_uint(&p->msg, FUNCTION_ID, id);
+	tool_pb_int(&p->msg, FUNCTION_NAME, name);
+	tool_pb_int(&p->msg, FUNCTION_SYSTEM_NAME, system_name);
+	tool_pb_int(&p->msg, FUNCTION_FILENAME, filename);
+	tool_pb_int(&p->msg, FUNCTION_START_LINE, start_line);
 	message(&p->out, PROFILE_FUNCTION, &p->msg);
 }
 
-void gt_pprof_location(struct gt_pprof *p, uint64_t id, uint64_t mapping_id, uint64_t address,
-		       uint64_t function_id, int64_t line)
+void tool_pprof_location(struct tool_pprof *p, uint64_t id, uint64_t mapping_id, uint64_t address,
+		         uint64_t function_id, int64_t line)
 {
-	gt_pb_reset(&p->sub);
-	gt_pb_uint(&p->sub, LINE_FUNCTION_ID, function_id);
-	gt_pb_int(&p->sub, LINE_LINE, line);
-	gt_pb_reset(&p->msg);
-	gt_pb_uint(&p->msg, LOCATION_ID, id);
-	gt_pb_uint(&p->msg, LOCATION_MAPPING_ID, mapping_id);
-	gt_pb_uint(&p->msg, LOCATION_ADDRESS, address);
+	tool_pb_reset(&p->sub);
+	tool_pb_uint(&p->sub, LINE_FUNCTION_ID, function_id);
+	tool_pb_int(&p->sub, LINE_LINE, line);
+	tool_pb_reset(&p->msg);
+	tool_pb_uint(&p->msg, LOCATION_ID, id);
+	tool_pb_uint(&p->msg, LOCATION_MAPPING_ID, mapping_id);
+	tool_pb_uint(&p->msg, LOCATION_ADDRESS, address);
 	message(&p->msg, LOCATION_LINE, &p->sub);
 	message(&p->out, PROFILE_LOCATION, &p->msg);
 }
 
-void gt_pprof_sample(struct gt_pprof *p, const uint64_t *locs, size_t nlocs, const int64_t *values,
-		     size_t nvalues, const struct gt_pprof_label *labels, size_t nlabels)
+void tool_pprof_sample(struct tool_pprof *p, const uint64_t *locs, size_t nlocs, const int64_t *values,
+		       size_t nvalues, const struct tool_pprof_label *labels, size_t nlabels)
 {
-	gt_pb_reset(&p->msg);
-	gt_pb_packed(&p->msg, SAMPLE_LOCATION_ID, locs, nlocs);
-	gt_pb_packed_int(&p->msg, SAMPLE_VALUE, values, nvalues);
+	tool_pb_reset(&p->msg);
+	tool_pb_packed(&p->msg, SAMPLE_LOCATION_ID, locs, nlocs);
+	tool_pb_packed_int(&p->msg, SAMPLE_VALUE, values, nvalues);
 	for (size_t i = 0; i < nlabels; i++) {
-		const struct gt_pprof_label *l = &labels[i];
-		gt_pb_reset(&p->sub);
-		gt_pb_int(&p->sub, LABEL_KEY, l->key);
-		gt_pb_int(&p->sub, LABEL_STR, l->str);
-		gt_pb_int(&p->sub, LABEL_NUM, l->num);
-		gt_pb_int(&p->sub, LABEL_NUM_UNIT, l->num_unit);
+		const struct tool_pprof_label *l = &labels[i];
+		tool_pb_reset(&p->sub);
+		tool_pb_int(&p->sub, LABEL_KEY, l->key);
+		tool_pb_int(&p->sub, LABEL_STR, l->str);
+		tool_pb_int(&p->sub, LABEL_NUM, l->num);
+		tool_pb_int(&p->sub, LABEL_NUM_UNIT, l->num_unit);
 		message(&p->msg, SAMPLE_LABEL, &p->sub);
 	}
 	message(&p->out, PROFILE_SAMPLE, &p->msg);

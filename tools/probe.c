@@ -6,38 +6,38 @@
 #include <string.h>
 
 /* strings looks for the process identity in a string table batch. */
-static void strings(struct gt_probe *p, const struct gt_rbatch *b)
+static void strings(struct tool_probe *p, const struct gt_rbatch *b)
 {
 	struct gt_string_cursor c;
 	struct gt_string s;
 	if (p->has_ident || gt_strings_begin(&c, b))
 		return;
 	while (gt_strings_next(&c, &s) > 0)
-		if (gt_ident_parse(s.data, s.len, &p->ident)) {
+		if (tool_ident_parse(s.data, s.len, &p->ident)) {
 			p->has_ident = true;
 			return;
 		}
 }
 
-static enum gt_probe_kind reader_failure(const char *err)
+static enum tool_probe_kind reader_failure(const char *err)
 {
 	if (strncmp(err, "read error", 10) == 0)
-		return GT_PROBE_UNREADABLE;
+		return TOOL_PROBE_UNREADABLE;
 	if (strncmp(err, "truncated", 9) == 0 || strncmp(err, "incomplete generation", 21) == 0)
-		return GT_PROBE_TRUNCATED;
-	return GT_PROBE_MALFORMED;
+		return TOOL_PROBE_TRUNCATED;
+	return TOOL_PROBE_MALFORMED;
 }
 
-void gt_probe_stream(FILE *f, struct gt_probe *p)
+void tool_probe_stream(FILE *f, struct tool_probe *p)
 {
 	memset(p, 0, sizeof *p);
 	int c = getc(f);
 	if (c == EOF) {
 		if (ferror(f)) {
-			p->kind = GT_PROBE_UNREADABLE;
+			p->kind = TOOL_PROBE_UNREADABLE;
 			snprintf(p->err, sizeof p->err, "read error at offset 0: %s", strerror(errno));
 		} else {
-			p->kind = GT_PROBE_EMPTY;
+			p->kind = TOOL_PROBE_EMPTY;
 			snprintf(p->err, sizeof p->err, "empty file");
 		}
 		return;
@@ -46,12 +46,12 @@ void gt_probe_stream(FILE *f, struct gt_probe *p)
 
 	struct gt_reader *r = malloc(sizeof *r);
 	if (!r) {
-		p->kind = GT_PROBE_UNREADABLE;
+		p->kind = TOOL_PROBE_UNREADABLE;
 		snprintf(p->err, sizeof p->err, "out of memory");
 		return;
 	}
 	if (gt_reader_init(r, f)) {
-		p->kind = strncmp(r->err, "read error", 10) == 0 ? GT_PROBE_UNREADABLE : GT_PROBE_NOT_TRACE;
+		p->kind = strncmp(r->err, "read error", 10) == 0 ? TOOL_PROBE_UNREADABLE : TOOL_PROBE_NOT_TRACE;
 		snprintf(p->err, sizeof p->err, "%s", r->err);
 		free(r);
 		return;
@@ -85,55 +85,55 @@ void gt_probe_stream(FILE *f, struct gt_probe *p)
 		p->kind = reader_failure(r->err);
 		snprintf(p->err, sizeof p->err, "%s", r->err);
 	} else if (!any) {
-		p->kind = GT_PROBE_HEADER_ONLY;
+		p->kind = TOOL_PROBE_HEADER_ONLY;
 		snprintf(p->err, sizeof p->err, "a trace header and no generation");
 	} else if (!sync) {
-		p->kind = GT_PROBE_MALFORMED;
+		p->kind = TOOL_PROBE_MALFORMED;
 		snprintf(p->err, sizeof p->err, "generation %llu has no %s batch", (unsigned long long)first,
 			 p->version >= GT_FORMAT_25 ? "sync" : "frequency");
 	} else {
-		p->kind = GT_PROBE_TRACE;
+		p->kind = TOOL_PROBE_TRACE;
 	}
 	free(r);
 }
 
-void gt_probe_file(const char *path, struct gt_probe *p)
+void tool_probe_file(const char *path, struct tool_probe *p)
 {
 	FILE *f = fopen(path, "rb");
 	if (!f) {
 		memset(p, 0, sizeof *p);
-		p->kind = GT_PROBE_UNREADABLE;
+		p->kind = TOOL_PROBE_UNREADABLE;
 		snprintf(p->err, sizeof p->err, "cannot open: %s", strerror(errno));
 		return;
 	}
-	gt_probe_stream(f, p);
+	tool_probe_stream(f, p);
 	fclose(f);
 }
 
-const char *gt_probe_kind_word(enum gt_probe_kind kind)
+const char *tool_probe_kind_word(enum tool_probe_kind kind)
 {
 	switch (kind) {
-	case GT_PROBE_TRACE: return "trace";
-	case GT_PROBE_EMPTY: return "empty";
-	case GT_PROBE_HEADER_ONLY: return "header only";
-	case GT_PROBE_TRUNCATED: return "truncated";
-	case GT_PROBE_MALFORMED: return "malformed";
-	case GT_PROBE_NOT_TRACE: return "not a trace";
-	case GT_PROBE_UNREADABLE: return "unreadable";
+	case TOOL_PROBE_TRACE: return "trace";
+	case TOOL_PROBE_EMPTY: return "empty";
+	case TOOL_PROBE_HEADER_ONLY: return "header only";
+	case TOOL_PROBE_TRUNCATED: return "truncated";
+	case TOOL_PROBE_MALFORMED: return "malformed";
+	case TOOL_PROBE_NOT_TRACE: return "not a trace";
+	case TOOL_PROBE_UNREADABLE: return "unreadable";
 	}
 	return "?";
 }
 
-const char *gt_probe_kind_why(enum gt_probe_kind kind)
+const char *tool_probe_kind_why(enum tool_probe_kind kind)
 {
 	switch (kind) {
-	case GT_PROBE_TRACE: return NULL;
-	case GT_PROBE_EMPTY:
-	case GT_PROBE_HEADER_ONLY: return "the process ended before its first generation was written";
-	case GT_PROBE_TRUNCATED: return "the file ends inside its first generation";
-	case GT_PROBE_MALFORMED: return "Go's readers cannot read its first generation";
-	case GT_PROBE_NOT_TRACE: return "it does not start with a Go trace header";
-	case GT_PROBE_UNREADABLE: return "it cannot be read";
+	case TOOL_PROBE_TRACE: return NULL;
+	case TOOL_PROBE_EMPTY:
+	case TOOL_PROBE_HEADER_ONLY: return "the process ended before its first generation was written";
+	case TOOL_PROBE_TRUNCATED: return "the file ends inside its first generation";
+	case TOOL_PROBE_MALFORMED: return "Go's readers cannot read its first generation";
+	case TOOL_PROBE_NOT_TRACE: return "it does not start with a Go trace header";
+	case TOOL_PROBE_UNREADABLE: return "it cannot be read";
 	}
 	return NULL;
 }

@@ -1,6 +1,17 @@
-/* replay.h — shared by `gotrace heap` and `gotrace stat`: a generation's event batches kept by file offset, read again and replayed with the threads' events merged by time. */
-#ifndef GT_TOOLS_REPLAY_H
-#define GT_TOOLS_REPLAY_H
+/* replay.h — shared by `gotrace heap` and `gotrace stat`: a trace read batch
+ * by batch, and each generation's event batches, checked to their end when
+ * they are read and kept by their place in the file, then replayed with the
+ * threads' events merged by time into the command's own event function.
+ *
+ * A regular file is read again with pread when the generation is replayed;
+ * other input (a pipe, or batches fed one by one) keeps a copy of each kept
+ * payload until the generation ends. The merge is Go's reader's: each
+ * thread's (M's) events in file order, the earliest head first, ties to the
+ * thread seen first, so an object allocated by one thread and freed by
+ * another pairs up whatever the order of their batches in the file. Memory:
+ * the generation's batch list, and per thread one batch while replaying. */
+#ifndef TOOLS_REPLAY_H
+#define TOOLS_REPLAY_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -8,9 +19,10 @@
 #include <stdio.h>
 
 #include "encoder/reader.h"
+#include "tools/heap_map.h"
 
 /* An event batch of the generation. */
-struct gt_replay_run {
+struct tool_replay_run {
 	uint64_t base_ts;
 	uint64_t data_offset; /* file offset of the payload */
 	size_t len;
@@ -19,7 +31,7 @@ struct gt_replay_run {
 };
 
 /* A thread (M) of the generation, and its place in the replay. */
-struct gt_replay_thread {
+struct tool_replay_thread {
 	uint64_t m;
 	uint32_t first, last; /* its runs */
 	uint32_t run;         /* the run being replayed */
@@ -29,73 +41,55 @@ struct gt_replay_thread {
 	struct gt_event ev;   /* its next event */
 };
 
-/* Where a generation's runs are read from. */
-struct gt_replay_src {
-	const struct gt_replay_run *runs;
-	const uint8_t *payload;
-	int fd;
-	uint64_t fd_base;
-	uint64_t gen;
+struct tool_replay {
+	bool (*want)(uint8_t type);   /* the events replayed (NULL: all) */
+	int fd;                       /* the trace, readable with pread, or -1 */
+	uint64_t fd_base;             /* file position of the trace's first byte in fd */
+
+	/* The generation being read. */
+	struct tool_replay_run *runs; /* the batches that hold an event wanted */
+	size_t nruns, cap_runs;
+	uint8_t *payload;             /* their copies, when fd is -1 */
+	size_t npayload, cap_payload;
+	struct tool_replay_thread *threads;
+	size_t nthreads, cap_threads;
+	struct tool_hmap index;       /* m -> index in threads */
+	uint32_t *queue;              /* the merge: threads by their next event's time */
+	uint64_t events;              /* events wanted */
+	uint64_t max_ts;              /* the latest time of any event */
 };
 
-/* gt_replay_load points t's cursor at run i: 0, -2 out of memory, -1 a read
- * error described in err. */
-int gt_replay_load(const struct gt_replay_src *src, struct gt_replay_thread *t, uint32_t i, char *err, size_t errsz);
+/* tool_replay_init prepares an empty replay of the events want accepts
+ * (NULL: every event), fed without a file (fd -1). tool_replay_free
+ * releases it; tool_replay_clear forgets the generation (keeping a small
+ * payload arena for the next one). */
+void tool_replay_init(struct tool_replay *r, bool (*want)(uint8_t type));
+void tool_replay_free(struct tool_replay *r);
+void tool_replay_clear(struct tool_replay *r);
 
-/* gt_replay_merge replays the threads' events merged by time (ties to the
- * thread seen first). next moves a thread to its next event (1, 0 none left,
- * -1 error) after the caller loaded its first run; emit takes each event.
- * heap is the caller's queue buffer. Returns 0, -1 error, -2 out of memory. */
-int gt_replay_merge(struct gt_replay_thread *ts, size_t n, uint32_t **heap,
-		    int (*load_first)(void *ctx, struct gt_replay_thread *t),
-		    int (*next)(void *ctx, struct gt_replay_thread *t),
-		    int (*emit)(void *ctx, struct gt_replay_thread *t), void *ctx);
+/* tool_replay_read reads a whole trace from f: each batch goes to batch
+ * (which feeds the event batches to tool_replay_add), and at a clean end of
+ * the file end finishes the last generation; meanwhile, when f is a regular
+ * file, payloads are read again from it. *version is the trace's format once
+ * its header is read. Returns 0; -1 when batch or end did (their message
+ * is their own) or the reader failed (its message, with the offset, in
+ * err); -2 when out of memory. */
+int tool_replay_read(struct tool_replay *r, FILE *f, int *version,
+		     int (*batch)(void *ctx, const struct gt_rbatch *b), int (*end)(void *ctx), void *ctx,
+		     char *err, size_t errsz);
 
-/* gt_replay_fd returns f's descriptor when it is a regular file (pread works
- * on it) and sets *base to its position, else -1. */
-int gt_replay_fd(FILE *f, uint64_t *base);
+/* tool_replay_add checks an event batch to its end (so that the replay
+ * cannot fail on it), counts its events, and keeps it when it holds an
+ * event wanted. Returns 0, -1 with the reader's message in err, or -2 when
+ * out of memory. */
+int tool_replay_add(struct tool_replay *r, const struct gt_rbatch *b, char *err, size_t errsz);
 
-/* The command-line code `gotrace heap` and `gotrace stat` share. cmd is
- * "heap" or "stat", usage the command's usage line. */
-
-/* gt_replay_usage_error prints "gotrace CMD: " fmt (with arg) and the usage;
- * returns the usage exit status. */
-int gt_replay_usage_error(const char *cmd, const char *usage, const char *fmt, const char *arg);
-
-/* gt_replay_parse_top reads -top N (0 to 1000000; a leading '+' only when
- * plus_ok): 0, or -1 when s is no such number. */
-int gt_replay_parse_top(const char *s, bool plus_ok, unsigned *top);
-
-/* gt_replay_open_trace checks that argv[optind] is the one operand left and
- * opens it ("-": standard input). NULL with *status set when it cannot. */
-FILE *gt_replay_open_trace(const char *cmd, const char *usage, int argc, char **argv, int optind, int *status);
-
-/* gt_replay_empty says whether f has no byte at all; a byte it reads is
- * pushed back (so it works on standard input too). */
-bool gt_replay_empty(FILE *f);
-
-/* gt_replay_no_generation prints the one line about a file that holds no
- * complete generation (nothing else was printed): empty, not a trace
- * (version 0: err is the reader's), a header alone (err NULL), or cut
- * inside its first generation (err). Returns GT_EXIT_NOTRACE, or 1 when
- * err is a read error or out of memory (the file may be fine). */
-int gt_replay_no_generation(const char *cmd, const char *name, bool empty, int version, const char *err);
-
-struct gt_command;
-
-/* A command's options besides -top N and -help: one, a flag or with a value. */
-struct gt_replay_cmd {
-	const char *name, *usage;
-	const struct gt_command *cmd;
-	const char *top_what;  /* "sites", "entries" */
-	bool plus_ok;          /* -top +N allowed */
-	const char *opt;       /* its extra option */
-	bool opt_value;        /* it takes a value (*value), else sets *flag */
-};
-
-/* gt_replay_args parses the command line (*top holds the default) and opens
- * the trace; NULL with *status set when done or failed (0 after -help). */
-FILE *gt_replay_args(const struct gt_replay_cmd *rc, int argc, char **argv, unsigned *top,
-		     const char **value, bool *flag, const char **path, int *status);
+/* tool_replay_merge replays the wanted events of the batches kept for
+ * generation gen, merged by time, into emit (m: the event's thread). Returns
+ * 0; -1 when emit did (its message is its own) or a payload could not be
+ * read again (err); -2 when out of memory. */
+int tool_replay_merge(struct tool_replay *r, uint64_t gen,
+		      int (*emit)(void *ctx, uint64_t m, const struct gt_event *ev), void *ctx,
+		      char *err, size_t errsz);
 
 #endif

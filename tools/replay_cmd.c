@@ -1,5 +1,7 @@
-/* replay_cmd.c — the command-line code `gotrace heap` and `gotrace stat` share (replay.h); apart from replay.c, which the unit tests compile in without the command table. */
-#include "tools/replay.h"
+/* replay_cmd.c — the command-line code `gotrace heap` and `gotrace stat` share
+ * (replay_cmd.h); apart from replay.c, which the unit tests compile in
+ * without the command table. */
+#include "tools/replay_cmd.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -8,15 +10,15 @@
 
 #include "tools/cmd.h"
 
-int gt_replay_usage_error(const char *cmd, const char *usage, const char *fmt, const char *arg)
+int tool_replay_usage_error(const char *cmd, const char *usage, const char *fmt, const char *arg)
 {
 	fprintf(stderr, "gotrace %s: ", cmd);
 	fprintf(stderr, fmt, arg);
 	fprintf(stderr, "\nusage: %s\n", usage);
-	return GT_EXIT_USAGE;
+	return TOOL_EXIT_USAGE;
 }
 
-int gt_replay_parse_top(const char *s, bool plus_ok, unsigned *top)
+int tool_replay_parse_top(const char *s, bool plus_ok, unsigned *top)
 {
 	char *end;
 	errno = 0;
@@ -27,10 +29,10 @@ int gt_replay_parse_top(const char *s, bool plus_ok, unsigned *top)
 	return 0;
 }
 
-FILE *gt_replay_open_trace(const char *cmd, const char *usage, int argc, char **argv, int optind, int *status)
+FILE *tool_replay_open_trace(const char *cmd, const char *usage, int argc, char **argv, int optind, int *status)
 {
 	if (optind != argc - 1) {
-		*status = gt_replay_usage_error(cmd, usage,
+		*status = tool_replay_usage_error(cmd, usage,
 						optind < argc ? "one trace file please, got \"%s\" and more"
 							      : "which trace? (missing TRACE)%s",
 						optind < argc ? argv[optind + 1] : "");
@@ -45,8 +47,8 @@ FILE *gt_replay_open_trace(const char *cmd, const char *usage, int argc, char **
 	return f;
 }
 
-FILE *gt_replay_args(const struct gt_replay_cmd *rc, int argc, char **argv, unsigned *top,
-		     const char **value, bool *flag, const char **path, int *status)
+FILE *tool_replay_args(const struct tool_replay_cmd *rc, int argc, char **argv, unsigned *top,
+		       const char **value, bool *flag, const char **path, int *status)
 {
 	const struct option opts[] = {
 		{ rc->opt, rc->opt_value ? required_argument : no_argument, NULL, 'x' },
@@ -68,22 +70,22 @@ FILE *gt_replay_args(const struct gt_replay_cmd *rc, int argc, char **argv, unsi
 				*flag = true;
 			break;
 		case 't':
-			if (gt_replay_parse_top(optarg, rc->plus_ok, top)) {
+			if (tool_replay_parse_top(optarg, rc->plus_ok, top)) {
 				snprintf(what, sizeof what, "-top wants a number of %s (0 = all), not \"%%s\"", rc->top_what);
-				*status = gt_replay_usage_error(rc->name, rc->usage, what, optarg);
+				*status = tool_replay_usage_error(rc->name, rc->usage, what, optarg);
 				return NULL;
 			}
 			break;
-		case 'h': gt_print_command_help(stdout, rc->cmd); return NULL;
-		case ':': *status = gt_replay_usage_error(rc->name, rc->usage, "option %s needs a value", argv[optind - 1]); return NULL;
-		default: *status = gt_replay_usage_error(rc->name, rc->usage, "bad option \"%s\"", argv[optind - 1]); return NULL;
+		case 'h': tool_command_help(stdout, rc->cmd); return NULL;
+		case ':': *status = tool_replay_usage_error(rc->name, rc->usage, "option %s needs a value", argv[optind - 1]); return NULL;
+		default: *status = tool_replay_usage_error(rc->name, rc->usage, "bad option \"%s\"", argv[optind - 1]); return NULL;
 		}
 	}
 	*path = argv[optind < argc ? optind : 0];
-	return gt_replay_open_trace(rc->name, rc->usage, argc, argv, optind, status);
+	return tool_replay_open_trace(rc->name, rc->usage, argc, argv, optind, status);
 }
 
-bool gt_replay_empty(FILE *f)
+bool tool_replay_empty(FILE *f)
 {
 	int c = getc(f);
 	if (c == EOF)
@@ -92,7 +94,7 @@ bool gt_replay_empty(FILE *f)
 	return false;
 }
 
-int gt_replay_no_generation(const char *cmd, const char *name, bool empty, int version, const char *err)
+int tool_replay_no_generation(const char *cmd, const char *name, bool empty, int version, const char *err)
 {
 	/* Not about the file: the machine's trouble, as before. */
 	if (err && (strncmp(err, "read error", 10) == 0 || strncmp(err, "out of memory", 13) == 0)) {
@@ -108,5 +110,5 @@ int gt_replay_no_generation(const char *cmd, const char *name, bool empty, int v
 				"before its first generation was written\n", cmd, name);
 	else
 		fprintf(stderr, "gotrace %s: %s: holds no complete generation: %s\n", cmd, name, err);
-	return GT_EXIT_NOTRACE;
+	return TOOL_EXIT_NOTRACE;
 }

@@ -39,9 +39,9 @@ typedef unsigned long long ull;
 struct file {
 	char *name;
 	uint64_t size;
-	struct gt_outname on;
+	struct tool_outname on;
 	long pid;              /* from the identity, else the name, else the command's */
-	struct gt_probe *probe; /* NULL: not read */
+	struct tool_probe *probe; /* NULL: not read */
 	bool own;              /* the command's own process's last program */
 	bool running;          /* no trace yet, and its process is still alive */
 };
@@ -57,7 +57,7 @@ struct scan {
 
 /* ---- words ---- */
 
-void gt_shell_quote(const char *s, char *buf, size_t len)
+void tool_shell_quote(const char *s, char *buf, size_t len)
 {
 	if (strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./%+,:@=-")
 	    == strlen(s) && *s) {
@@ -90,14 +90,14 @@ static void path_of(const struct scan *sc, const struct file *f, char *buf, size
 static void program(const struct file *f, char *buf, size_t width)
 {
 	if (f->probe && f->probe->has_ident)
-		gt_ident_program(f->probe->ident.cmd, buf, width);
+		tool_ident_program(f->probe->ident.cmd, buf, width);
 	else
 		buf[0] = '\0';
 }
 
 static bool is_trace(const struct file *f)
 {
-	return f->probe && f->probe->kind == GT_PROBE_TRACE;
+	return f->probe && f->probe->kind == TOOL_PROBE_TRACE;
 }
 
 /* A status beyond the probe's kinds: a file that is no trace yet because
@@ -111,13 +111,13 @@ static unsigned status(const struct file *f)
 
 static const char *status_word(unsigned k)
 {
-	return k == RUNNING ? "running" : gt_probe_kind_word((enum gt_probe_kind)k);
+	return k == RUNNING ? "running" : tool_probe_kind_word((enum tool_probe_kind)k);
 }
 
 static const char *status_why(unsigned k)
 {
 	return k == RUNNING ? "the process still runs and has not written its first generation yet"
-			    : gt_probe_kind_why((enum gt_probe_kind)k);
+			    : tool_probe_kind_why((enum tool_probe_kind)k);
 }
 
 /* alive says whether process pid exists (it may belong to someone else). */
@@ -136,10 +136,10 @@ static bool fresh(const struct stat *st, const struct timespec *start)
 
 /* find lists the files in sc->dir whose names the library can give from
  * the pattern and that changed since the run started. */
-static int find(struct scan *sc, const struct gt_run_result *run)
+static int find(struct scan *sc, const struct tool_run_result *run)
 {
 	const char *base;
-	int split = gt_outname_split(run->pattern, run->pid, sc->dir, sizeof sc->dir, &base);
+	int split = tool_outname_split(run->pattern, run->pid, sc->dir, sizeof sc->dir, &base);
 	if (split < 0)
 		return -1;
 	sc->dir_has_p = split == 1;
@@ -150,9 +150,9 @@ static int find(struct scan *sc, const struct gt_run_result *run)
 	int dfd = dirfd(d);
 	struct dirent *e;
 	while ((e = readdir(d)) != NULL && sc->n < MAX_FILES) {
-		struct gt_outname on;
+		struct tool_outname on;
 		struct stat st;
-		if (!gt_outname_match(base, e->d_name, &on))
+		if (!tool_outname_match(base, e->d_name, &on))
 			continue;
 		/* The library never follows a link for its output: neither do we. */
 		if (fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode) ||
@@ -198,7 +198,7 @@ static int by_row(const void *a, const void *b)
 }
 
 /* probe reads the biggest files and those the command may have written. */
-static void probe(struct scan *sc, const struct gt_run_result *run)
+static void probe(struct scan *sc, const struct tool_run_result *run)
 {
 	qsort(sc->v, sc->n, sizeof *sc->v, by_size);
 	for (size_t i = 0; i < sc->n; i++) {
@@ -210,12 +210,12 @@ static void probe(struct scan *sc, const struct gt_run_result *run)
 			continue;
 		char path[PATH_MAX + NAME_MAX + 2];
 		snprintf(path, sizeof path, "%s/%s", sc->dir, f->name);
-		gt_probe_file(path, f->probe);
+		tool_probe_file(path, f->probe);
 		if (f->probe->has_ident)
 			f->pid = f->probe->ident.pid;
 		/* The command's process is reaped: any other may still write. */
-		enum gt_probe_kind k = f->probe->kind;
-		f->running = (k == GT_PROBE_EMPTY || k == GT_PROBE_HEADER_ONLY || k == GT_PROBE_TRUNCATED) &&
+		enum tool_probe_kind k = f->probe->kind;
+		f->running = (k == TOOL_PROBE_EMPTY || k == TOOL_PROBE_HEADER_ONLY || k == TOOL_PROBE_TRUNCATED) &&
 			     f->pid != (long)run->pid && alive(f->pid);
 	}
 	/* The command's own: its pid's last program (the highest image). */
@@ -256,7 +256,7 @@ struct choice {
 static bool started_by(const struct scan *sc, const struct file *f, long pid)
 {
 	for (int depth = 0; depth < 64; depth++) {
-		const struct gt_probe *p = f->probe;
+		const struct tool_probe *p = f->probe;
 		if (!p || !p->has_ident || p->ident.ppid < 0)
 			return true;
 		if (p->ident.ppid == pid)
@@ -309,7 +309,7 @@ static void say_open(FILE *out, const struct scan *sc, const struct file *f)
 {
 	char path[PATH_MAX + NAME_MAX + 2], quoted[2 * sizeof path];
 	path_of(sc, f, path, sizeof path);
-	gt_shell_quote(path, quoted, sizeof quoted);
+	tool_shell_quote(path, quoted, sizeof quoted);
 	fprintf(out, "gotrace: open it with: go tool trace %s\n", quoted);
 }
 
@@ -318,7 +318,7 @@ static void about(const struct file *f, char *buf, size_t len)
 {
 	char prog[4 * 40 + 1], sz[32];
 	program(f, prog, 40);
-	gt_human_bytes(f->size, sz, sizeof sz);
+	tool_human_bytes(f->size, sz, sizeof sz);
 	snprintf(buf, len, "pid %ld, %s%s%s", f->pid, prog, *prog ? ", " : "", sz);
 }
 
@@ -327,11 +327,11 @@ static void who(const struct file *f, char *buf, size_t len)
 {
 	char prog[4 * 40 + 1], sz[32];
 	program(f, prog, 40);
-	gt_human_bytes(f->size, sz, sizeof sz);
+	tool_human_bytes(f->size, sz, sizeof sz);
 	snprintf(buf, len, "pid %ld (%s%s%s)", f->pid, prog, *prog ? ", " : "", sz);
 }
 
-static void no_file(FILE *out, const struct gt_run_result *run)
+static void no_file(FILE *out, const struct tool_run_result *run)
 {
 	char path[PATH_MAX];
 	if (gt_config_expand_out(run->pattern, run->pid, path, sizeof path) < 0) {
@@ -352,7 +352,7 @@ static void no_file(FILE *out, const struct gt_run_result *run)
 	}
 }
 
-static void one_file(FILE *out, const struct scan *sc, const struct gt_run_result *run)
+static void one_file(FILE *out, const struct scan *sc, const struct tool_run_result *run)
 {
 	const struct file *f = &sc->v[0];
 	char path[PATH_MAX + NAME_MAX + 2], what[256];
@@ -381,7 +381,7 @@ static void row(FILE *out, const struct scan *sc, const struct file *f)
 		chars += ((unsigned char)*p & 0xc0) != 0x80;
 	path_of(sc, f, path, sizeof path);
 	fprintf(out, "gotrace: %c %7ld  %s%*s  %10s  %-11s  %s\n", f->own ? '*' : ' ', f->pid, prog,
-		(int)(chars < PROG_WIDTH ? PROG_WIDTH - chars : 0), "", gt_human_bytes(f->size, sz, sizeof sz),
+		(int)(chars < PROG_WIDTH ? PROG_WIDTH - chars : 0), "", tool_human_bytes(f->size, sz, sizeof sz),
 		f->probe ? status_word(status(f)) : "", path);
 }
 
@@ -391,8 +391,8 @@ static void not_traces(FILE *out, const struct scan *sc, size_t shown)
 	size_t bad = 0, traces = 0;
 	unsigned kinds = 0;
 	for (size_t i = 0; i < shown; i++) {
-		const struct gt_probe *p = sc->v[i].probe;
-		if (p && p->kind != GT_PROBE_TRACE) {
+		const struct tool_probe *p = sc->v[i].probe;
+		if (p && p->kind != TOOL_PROBE_TRACE) {
 			bad++;
 			kinds |= 1u << status(&sc->v[i]);
 		} else if (p) {
@@ -405,10 +405,10 @@ static void not_traces(FILE *out, const struct scan *sc, size_t shown)
 		fprintf(out, "gotrace: none of these files is a trace (");
 	else
 		fprintf(out, "gotrace: %zu of these files %s no trace (", bad, bad == 1 ? "is" : "are");
-	const unsigned early = 1u << GT_PROBE_EMPTY | 1u << GT_PROBE_HEADER_ONLY;
+	const unsigned early = 1u << TOOL_PROBE_EMPTY | 1u << TOOL_PROBE_HEADER_ONLY;
 	const char *sep = "";
 	if ((kinds & early) == early) { /* one reason for both */
-		fprintf(out, "empty or header only: %s", gt_probe_kind_why(GT_PROBE_HEADER_ONLY));
+		fprintf(out, "empty or header only: %s", tool_probe_kind_why(TOOL_PROBE_HEADER_ONLY));
 		kinds &= ~early;
 		sep = "; ";
 	}
@@ -421,7 +421,7 @@ static void not_traces(FILE *out, const struct scan *sc, size_t shown)
 	fprintf(out, ")\n");
 }
 
-static void many_files(FILE *out, const struct scan *sc, const struct gt_run_result *run)
+static void many_files(FILE *out, const struct scan *sc, const struct tool_run_result *run)
 {
 	size_t shown = sc->n < MAX_ROWS ? sc->n : MAX_ROWS;
 	bool own_listed = shown > 0 && sc->v[0].own;
@@ -439,7 +439,7 @@ static void many_files(FILE *out, const struct scan *sc, const struct gt_run_res
 		for (size_t i = shown; i < sc->n; i++)
 			rest += sc->v[i].size;
 		fprintf(out, "gotrace:   ... and %zu smaller files (%s in all): ls -lS %s\n", sc->n - shown,
-			gt_human_bytes(rest, sz, sizeof sz), sc->dir);
+			tool_human_bytes(rest, sz, sizeof sz), sc->dir);
 	}
 	if (sc->dir_has_p)
 		fprintf(out, "gotrace: (only %s was searched: the output directory itself has %%p in its name)\n",
@@ -454,7 +454,7 @@ static void many_files(FILE *out, const struct scan *sc, const struct gt_run_res
 		who(c.big, what, sizeof what);
 		fprintf(out, "gotrace: the command's own process (pid %ld%s%s) wrote %s; most of the run is in "
 			     "the trace of %s\n", c.own->pid, *prog ? ", " : "", prog,
-			gt_human_bytes(c.own->size, sz, sizeof sz), what);
+			tool_human_bytes(c.own->size, sz, sizeof sz), what);
 	} else if (c.open && c.open != c.own) {
 		who(c.open, what, sizeof what);
 		if (c.own && c.own->probe)
@@ -469,7 +469,7 @@ static void many_files(FILE *out, const struct scan *sc, const struct gt_run_res
 		say_open(out, sc, c.open);
 }
 
-void gt_run_report(FILE *out, const struct gt_run_result *run)
+void tool_run_report(FILE *out, const struct tool_run_result *run)
 {
 	struct scan sc = { 0 };
 	if (find(&sc, run) != 0) {

@@ -5,39 +5,59 @@
  * (stat_acct.h). */
 #include "tools/stat_acct.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #define NO_G 0 /* m_cur value: no goroutine runs on the M */
+
+typedef unsigned long long ull;
+
+int tool_stat_oom(struct tool_stat *s)
+{
+	snprintf(s->err, sizeof s->err,
+		 "out of memory (generation %llu: %zu batches, %zu bytes of batches kept; %zu threads, %zu sites)",
+		 (ull)s->gen, s->replay.nruns, s->replay.npayload, s->nth, s->sites.nsites);
+	return -1;
+}
+
+uint64_t tool_stat_ns(const struct tool_stat *s, uint64_t ts)
+{
+	uint64_t f = s->g_freq ? s->g_freq : s->freq;
+	if (f == 1000000000ull)
+		return ts;
+	unsigned __int128 ns = (unsigned __int128)ts * 1000000000u / f;
+	return ns > UINT64_MAX ? UINT64_MAX : (uint64_t)ns;
+}
 
 /* ---- reasons ---- */
 
 /* reason_slot returns the slot of a reason string (interned), adding it;
  * when every slot is taken, the last one is shared. */
-static uint32_t reason_slot(struct gt_stat *s, uint32_t str)
+static uint32_t reason_slot(struct tool_stat *s, uint32_t str)
 {
 	for (size_t i = 0; i < s->nreasons; i++)
 		if (s->reason[i] == str)
 			return (uint32_t)i;
-	if (s->nreasons < GT_STAT_REASONS) {
+	if (s->nreasons < TOOL_STAT_REASONS) {
 		s->reason[s->nreasons] = str;
 		return (uint32_t)s->nreasons++;
 	}
-	s->reason[GT_STAT_REASONS - 1] = GT_STAT_NONE; /* now "(other)" */
-	return GT_STAT_REASONS - 1;
+	s->reason[TOOL_STAT_REASONS - 1] = TOOL_STAT_NONE; /* now "(other)" */
+	return TOOL_STAT_REASONS - 1;
 }
 
-const char *gt_stat_reason_name(const struct gt_stat *s, uint32_t slot)
+const char *tool_stat_reason_name(const struct tool_stat *s, uint32_t slot)
 {
-	if (slot >= s->nreasons || s->reason[slot] == GT_STAT_NONE)
+	if (slot >= s->nreasons || s->reason[slot] == TOOL_STAT_NONE)
 		return "(other)";
-	return gt_sites_str(&s->sites, s->reason[slot]);
+	return tool_sites_str(&s->sites, s->reason[slot]);
 }
 
-uint64_t gt_stat_blocked(const struct gt_stat *s, const struct gt_sthread *t, uint64_t *sleep)
+uint64_t tool_stat_blocked(const struct tool_stat *s, const struct tool_sthread *t, uint64_t *sleep)
 {
 	uint64_t sum = 0, slept = 0;
 	for (size_t i = 0; i < s->nreasons; i++) {
-		if (strcmp(gt_stat_reason_name(s, (uint32_t)i), "sleep") == 0)
+		if (strcmp(tool_stat_reason_name(s, (uint32_t)i), "sleep") == 0)
 			slept += t->blocked[i];
 		else
 			sum += t->blocked[i];
@@ -49,27 +69,27 @@ uint64_t gt_stat_blocked(const struct gt_stat *s, const struct gt_sthread *t, ui
 
 /* ---- sites ---- */
 
-static int count_at_site(struct gt_stat *s, uint32_t reason, uint32_t site, uint64_t d)
+static int count_at_site(struct tool_stat *s, uint32_t reason, uint32_t site, uint64_t d)
 {
-	bool syscall = reason == GT_STAT_NONE;
-	struct gt_hmap *index = syscall ? &s->syscall_index : &s->wait_index;
+	bool syscall = reason == TOOL_STAT_NONE;
+	struct tool_hmap *index = syscall ? &s->syscall_index : &s->wait_index;
 	uint64_t key = syscall ? site : (uint64_t)reason << 32 | site;
 	bool fresh;
-	struct gt_hmap_entry *e = gt_hmap_put(index, key, &fresh);
+	struct tool_hmap_entry *e = tool_hmap_put(index, key, &fresh);
 	if (!e)
-		return gt_stat_oom(s);
-	struct gt_ssite **arr = syscall ? &s->syscalls : &s->waits;
+		return tool_stat_oom(s);
+	struct tool_ssite **arr = syscall ? &s->syscalls : &s->waits;
 	size_t *n = syscall ? &s->nsyscalls : &s->nwaits;
 	size_t *cap = syscall ? &s->cap_syscalls : &s->cap_waits;
 	if (fresh) {
-		if (gt_grow(arr, cap, *n + 1, sizeof **arr)) {
-			gt_hmap_del(index, key, NULL);
-			return gt_stat_oom(s);
+		if (tool_grow(arr, cap, *n + 1, sizeof **arr)) {
+			tool_hmap_del(index, key, NULL);
+			return tool_stat_oom(s);
 		}
 		e->val = *n;
-		(*arr)[(*n)++] = (struct gt_ssite){ .site = site, .reason = reason };
+		(*arr)[(*n)++] = (struct tool_ssite){ .site = site, .reason = reason };
 	}
-	struct gt_ssite *st = &(*arr)[e->val];
+	struct tool_ssite *st = &(*arr)[e->val];
 	st->count++;
 	st->total += d;
 	if (d > st->max)
@@ -79,155 +99,155 @@ static int count_at_site(struct gt_stat *s, uint32_t reason, uint32_t site, uint
 
 /* ---- goroutines and Ms ---- */
 
-static struct gt_sthread *thread_of(struct gt_stat *s, uint64_t g)
+static struct tool_sthread *thread_of(struct tool_stat *s, uint64_t g)
 {
-	struct gt_hmap_entry *e = gt_hmap_get(&s->th_index, g);
+	struct tool_hmap_entry *e = tool_hmap_get(&s->th_index, g);
 	return e ? &s->th[e->val] : NULL;
 }
 
 /* new_thread adds goroutine g in `state` from time `now`; NULL when out
  * of memory (s->err set). pre: g is not known. */
-static struct gt_sthread *new_thread(struct gt_stat *s, uint64_t g, uint8_t state, uint64_t now)
+static struct tool_sthread *new_thread(struct tool_stat *s, uint64_t g, uint8_t state, uint64_t now)
 {
 	bool fresh;
-	struct gt_hmap_entry *e = gt_hmap_put(&s->th_index, g, &fresh);
+	struct tool_hmap_entry *e = tool_hmap_put(&s->th_index, g, &fresh);
 	if (!e)
-		return gt_stat_oom(s), NULL;
-	if (gt_grow(&s->th, &s->cap_th, s->nth + 1, sizeof *s->th)) {
-		gt_hmap_del(&s->th_index, g, NULL);
-		return gt_stat_oom(s), NULL;
+		return tool_stat_oom(s), NULL;
+	if (tool_grow(&s->th, &s->cap_th, s->nth + 1, sizeof *s->th)) {
+		tool_hmap_del(&s->th_index, g, NULL);
+		return tool_stat_oom(s), NULL;
 	}
 	e->val = s->nth;
-	struct gt_sthread *t = &s->th[s->nth++];
+	struct tool_sthread *t = &s->th[s->nth++];
 	memset(t, 0, sizeof *t);
 	t->g = g;
 	t->m = GT_NO_THREAD;
-	t->func = GT_STAT_NONE;
-	t->site = GT_STAT_NONE;
+	t->func = TOOL_STAT_NONE;
+	t->site = TOOL_STAT_NONE;
 	t->state = state;
 	t->since = t->first = t->end = now;
 	return t;
 }
 
-static size_t index_of(const struct gt_stat *s, const struct gt_sthread *t)
+static size_t index_of(const struct tool_stat *s, const struct tool_sthread *t)
 {
 	return (size_t)(t - s->th);
 }
 
 /* running_on returns the goroutine running on M m, or NULL. */
-static struct gt_sthread *running_on(struct gt_stat *s, uint64_t m)
+static struct tool_sthread *running_on(struct tool_stat *s, uint64_t m)
 {
-	struct gt_hmap_entry *e = gt_hmap_get(&s->m_cur, m);
+	struct tool_hmap_entry *e = tool_hmap_get(&s->m_cur, m);
 	return e && e->val != NO_G ? &s->th[e->val - 1] : NULL;
 }
 
 /* bind makes t the goroutine running on M m (and on no other M). */
-static int bind(struct gt_stat *s, struct gt_sthread *t, uint64_t m)
+static int bind(struct tool_stat *s, struct tool_sthread *t, uint64_t m)
 {
 	if (t->m != GT_NO_THREAD && t->m != m) {
-		struct gt_hmap_entry *old = gt_hmap_get(&s->m_cur, t->m);
+		struct tool_hmap_entry *old = tool_hmap_get(&s->m_cur, t->m);
 		if (old && old->val == index_of(s, t) + 1)
 			old->val = NO_G;
 	}
 	bool fresh;
-	struct gt_hmap_entry *e = gt_hmap_put(&s->m_cur, m, &fresh);
+	struct tool_hmap_entry *e = tool_hmap_put(&s->m_cur, m, &fresh);
 	if (!e)
-		return gt_stat_oom(s);
+		return tool_stat_oom(s);
 	e->val = index_of(s, t) + 1; /* a goroutine still on it left without saying so */
 	t->m = m;
 	return 0;
 }
 
 /* unbind notes that t runs on no M any more (t->m stays as its last M). */
-static void unbind(struct gt_stat *s, struct gt_sthread *t)
+static void unbind(struct tool_stat *s, struct tool_sthread *t)
 {
 	if (t->m == GT_NO_THREAD)
 		return;
-	struct gt_hmap_entry *e = gt_hmap_get(&s->m_cur, t->m);
+	struct tool_hmap_entry *e = tool_hmap_get(&s->m_cur, t->m);
 	if (e && e->val == index_of(s, t) + 1)
 		e->val = NO_G;
 }
 
 /* leave ends t's current state at `now`: its time goes to t and, for a
  * wait or syscall with a site, to the site. */
-static int leave(struct gt_stat *s, struct gt_sthread *t, uint64_t now)
+static int leave(struct tool_stat *s, struct tool_sthread *t, uint64_t now)
 {
 	if (now < t->since)
 		now = t->since; /* clock skew between Ms: never negative */
 	uint64_t d = now - t->since;
 	int rc = 0;
 	switch (t->state) {
-	case GT_S_RUNNING: t->running += d; break;
-	case GT_S_RUNNABLE: t->runnable += d; break;
-	case GT_S_SYSCALL:
+	case TOOL_S_RUNNING: t->running += d; break;
+	case TOOL_S_RUNNABLE: t->runnable += d; break;
+	case TOOL_S_SYSCALL:
 		t->syscall += d;
-		if (t->site != GT_STAT_NONE)
-			rc = count_at_site(s, GT_STAT_NONE, t->site, d);
+		if (t->site != TOOL_STAT_NONE)
+			rc = count_at_site(s, TOOL_STAT_NONE, t->site, d);
 		break;
-	case GT_S_WAITING:
+	case TOOL_S_WAITING:
 		t->blocked[t->reason] += d;
-		if (t->site != GT_STAT_NONE)
+		if (t->site != TOOL_STAT_NONE)
 			rc = count_at_site(s, t->reason, t->site, d);
 		break;
 	default: break;
 	}
 	t->since = now;
-	t->site = GT_STAT_NONE;
+	t->site = TOOL_STAT_NONE;
 	return rc;
 }
 
 /* enter moves t to `state` at `now` (a wait: reason slot and site). */
-static int enter(struct gt_stat *s, struct gt_sthread *t, uint8_t state, uint64_t now, uint32_t reason,
+static int enter(struct tool_stat *s, struct tool_sthread *t, uint8_t state, uint64_t now, uint32_t reason,
 		 uint32_t site)
 {
 	if (leave(s, t, now))
 		return -1;
 	t->state = state;
-	if (state == GT_S_WAITING) {
+	if (state == TOOL_S_WAITING) {
 		t->reason = (uint8_t)reason;
-		t->nblocks += site != GT_STAT_NONE;
+		t->nblocks += site != TOOL_STAT_NONE;
 	}
-	if (state == GT_S_SYSCALL)
-		t->nsyscalls += site != GT_STAT_NONE;
-	if (state == GT_S_WAITING || state == GT_S_SYSCALL)
+	if (state == TOOL_S_SYSCALL)
+		t->nsyscalls += site != TOOL_STAT_NONE;
+	if (state == TOOL_S_WAITING || state == TOOL_S_SYSCALL)
 		t->site = site;
-	if (state == GT_S_DEAD)
+	if (state == TOOL_S_DEAD)
 		t->end = t->since;
-	if (state != GT_S_RUNNING && state != GT_S_SYSCALL)
+	if (state != TOOL_S_RUNNING && state != TOOL_S_SYSCALL)
 		unbind(s, t);
 	return 0;
 }
 
 /* name_from_site gives t its start function from a stack's outermost
  * frame, unless it has one (from_create: that stack is its GoCreate's). */
-static void name_from_site(struct gt_stat *s, struct gt_sthread *t, uint32_t site, bool from_create)
+static void name_from_site(struct tool_stat *s, struct tool_sthread *t, uint32_t site, bool from_create)
 {
-	if (site == GT_STAT_NONE || (t->func != GT_STAT_NONE && (t->from_create || !from_create)))
+	if (site == TOOL_STAT_NONE || (t->func != TOOL_STAT_NONE && (t->from_create || !from_create)))
 		return;
-	const struct gt_hsite *h = &s->sites.sites[site];
+	const struct tool_hsite *h = &s->sites.sites[site];
 	if (h->nframes == 0)
 		return;
-	t->func = gt_sites_site_frames(&s->sites, site)[h->nframes - 1];
+	t->func = tool_sites_site_frames(&s->sites, site)[h->nframes - 1];
 	t->from_create = from_create;
 }
 
 /* reason_of interns a reason string id into its slot. */
-static int reason_of(struct gt_stat *s, uint64_t id, uint32_t *slot)
+static int reason_of(struct tool_stat *s, uint64_t id, uint32_t *slot)
 {
-	uint32_t str = gt_stat_string(s, id);
-	if (str == GT_STAT_NONE)
-		return gt_stat_oom(s);
+	uint32_t str = tool_gen_string(&s->tables, &s->sites, id);
+	if (str == TOOL_STAT_NONE)
+		return tool_stat_oom(s);
 	*slot = reason_slot(s, str);
 	return 0;
 }
 
-static int site_of(struct gt_stat *s, uint64_t stack, uint32_t *site)
+static int site_of(struct tool_stat *s, uint64_t stack, uint32_t *site)
 {
-	*site = gt_stat_stack(s, stack);
-	return *site == GT_STAT_NONE ? gt_stat_oom(s) : 0;
+	*site = tool_gen_site(&s->tables, &s->sites, stack);
+	return *site == TOOL_STAT_NONE ? tool_stat_oom(s) : 0;
 }
 
-static int anomaly(struct gt_stat *s)
+static int anomaly(struct tool_stat *s)
 {
 	s->anomalies++;
 	return 0;
@@ -236,20 +256,20 @@ static int anomaly(struct gt_stat *s)
 /* ---- events ---- */
 
 /* created handles GoCreate / GoCreateBlocked / GoCreateSyscall. */
-static int created(struct gt_stat *s, uint64_t m, const struct gt_event *ev, uint64_t now)
+static int created(struct tool_stat *s, uint64_t m, const struct gt_event *ev, uint64_t now)
 {
 	uint64_t g = ev->args[0];
-	struct gt_sthread *t = thread_of(s, g);
-	uint32_t site = GT_STAT_NONE;
+	struct tool_sthread *t = thread_of(s, g);
+	uint32_t site = TOOL_STAT_NONE;
 	if (ev->type != GT_EV_GO_CREATE_SYSCALL && site_of(s, ev->args[1], &site))
 		return -1;
-	if (t && t->state != GT_S_DEAD) {
+	if (t && t->state != TOOL_S_DEAD) {
 		/* Seen already (its start came first across Ms): name it only. */
 		name_from_site(s, t, site, true);
 		return 0;
 	}
-	uint8_t state = ev->type == GT_EV_GO_CREATE ? GT_S_RUNNABLE
-			: ev->type == GT_EV_GO_CREATE_BLOCKED ? GT_S_WAITING : GT_S_SYSCALL;
+	uint8_t state = ev->type == GT_EV_GO_CREATE ? TOOL_S_RUNNABLE
+			: ev->type == GT_EV_GO_CREATE_BLOCKED ? TOOL_S_WAITING : TOOL_S_SYSCALL;
 	if (t) { /* an id used again after its GoDestroy: a new life in the same row */
 		t->state = state;
 		t->since = now > t->since ? now : t->since;
@@ -257,17 +277,17 @@ static int created(struct gt_stat *s, uint64_t m, const struct gt_event *ev, uin
 	} else if (!(t = new_thread(s, g, state, now))) {
 		return -1;
 	}
-	if (state == GT_S_WAITING) {
+	if (state == TOOL_S_WAITING) {
 		uint32_t slot;
 		if (reason_of(s, 0, &slot))
 			return -1;
 		t->reason = (uint8_t)slot;
 	}
 	name_from_site(s, t, site, true);
-	if (state == GT_S_SYSCALL)
+	if (state == TOOL_S_SYSCALL)
 		return bind(s, t, m);
 	/* The creator's stack names the creator if nothing else did. */
-	struct gt_sthread *parent = running_on(s, m);
+	struct tool_sthread *parent = running_on(s, m);
 	if (parent && ev->type != GT_EV_GO_CREATE_SYSCALL) {
 		uint32_t psite;
 		if (site_of(s, ev->args[2], &psite))
@@ -279,24 +299,24 @@ static int created(struct gt_stat *s, uint64_t m, const struct gt_event *ev, uin
 
 /* status handles GoStatus / GoStatusStack: a goroutine's state at the
  * start of a generation (or when it is first seen). */
-static int status(struct gt_stat *s, uint64_t m, const struct gt_event *ev, uint64_t now)
+static int status(struct tool_stat *s, uint64_t m, const struct gt_event *ev, uint64_t now)
 {
 	uint64_t g = ev->args[0], st = ev->args[2];
 	uint8_t state;
 	switch (st) {
-	case GT_G_RUNNABLE: state = GT_S_RUNNABLE; break;
-	case GT_G_RUNNING: state = GT_S_RUNNING; break;
-	case GT_G_SYSCALL: state = GT_S_SYSCALL; break;
-	case GT_G_WAITING: state = GT_S_WAITING; break;
+	case GT_G_RUNNABLE: state = TOOL_S_RUNNABLE; break;
+	case GT_G_RUNNING: state = TOOL_S_RUNNING; break;
+	case GT_G_SYSCALL: state = TOOL_S_SYSCALL; break;
+	case GT_G_WAITING: state = TOOL_S_WAITING; break;
 	default: return anomaly(s);
 	}
-	struct gt_sthread *t = thread_of(s, g);
-	if (t && t->state == GT_S_DEAD)
+	struct tool_sthread *t = thread_of(s, g);
+	if (t && t->state == TOOL_S_DEAD)
 		return anomaly(s);
 	if (!t) {
 		if (!(t = new_thread(s, g, state, now)))
 			return -1;
-		if (state == GT_S_WAITING) {
+		if (state == TOOL_S_WAITING) {
 			uint32_t slot;
 			if (reason_of(s, 0, &slot))
 				return -1;
@@ -304,9 +324,9 @@ static int status(struct gt_stat *s, uint64_t m, const struct gt_event *ev, uint
 		}
 	} else if (t->state != state) {
 		uint32_t slot = 0;
-		if (state == GT_S_WAITING && reason_of(s, 0, &slot))
+		if (state == TOOL_S_WAITING && reason_of(s, 0, &slot))
 			return -1;
-		if (enter(s, t, state, now, slot, GT_STAT_NONE))
+		if (enter(s, t, state, now, slot, TOOL_STAT_NONE))
 			return -1;
 	}
 	if (ev->type == GT_EV_GO_STATUS_STACK) {
@@ -315,30 +335,30 @@ static int status(struct gt_stat *s, uint64_t m, const struct gt_event *ev, uint
 			return -1;
 		name_from_site(s, t, site, false);
 	}
-	if (state == GT_S_RUNNING || state == GT_S_SYSCALL)
+	if (state == TOOL_S_RUNNING || state == TOOL_S_SYSCALL)
 		return bind(s, t, m);
 	unbind(s, t);
 	return 0;
 }
 
 /* started handles GoStart and the goroutine GoSwitch switches to. */
-static int started(struct gt_stat *s, uint64_t m, uint64_t g, uint64_t now)
+static int started(struct tool_stat *s, uint64_t m, uint64_t g, uint64_t now)
 {
-	struct gt_sthread *t = thread_of(s, g);
+	struct tool_sthread *t = thread_of(s, g);
 	if (!t) {
-		if (!(t = new_thread(s, g, GT_S_RUNNING, now)))
+		if (!(t = new_thread(s, g, TOOL_S_RUNNING, now)))
 			return -1;
-	} else if (t->state == GT_S_DEAD) {
+	} else if (t->state == TOOL_S_DEAD) {
 		return anomaly(s);
-	} else if (t->state != GT_S_RUNNING && enter(s, t, GT_S_RUNNING, now, 0, GT_STAT_NONE)) {
+	} else if (t->state != TOOL_S_RUNNING && enter(s, t, TOOL_S_RUNNING, now, 0, TOOL_STAT_NONE)) {
 		return -1;
 	}
 	return bind(s, t, m);
 }
 
-int gt_stat_event(struct gt_stat *s, uint64_t m, const struct gt_event *ev)
+int tool_stat_event(struct tool_stat *s, uint64_t m, const struct gt_event *ev)
 {
-	uint64_t now = gt_stat_ns(s, ev->ts);
+	uint64_t now = tool_stat_ns(s, ev->ts);
 	if (!s->have_time) {
 		s->have_time = true;
 		s->t_first = s->t_last = now;
@@ -348,7 +368,7 @@ int gt_stat_event(struct gt_stat *s, uint64_t m, const struct gt_event *ev)
 	if (now < s->t_first)
 		s->t_first = now;
 
-	struct gt_sthread *cur;
+	struct tool_sthread *cur;
 	uint32_t site, slot;
 	switch (ev->type) {
 	case GT_EV_GO_CREATE:
@@ -361,12 +381,12 @@ int gt_stat_event(struct gt_stat *s, uint64_t m, const struct gt_event *ev)
 	case GT_EV_GO_START:
 		return started(s, m, ev->args[0], now);
 	case GT_EV_GO_UNBLOCK: {
-		struct gt_sthread *t = thread_of(s, ev->args[0]);
+		struct tool_sthread *t = thread_of(s, ev->args[0]);
 		if (!t)
-			return new_thread(s, ev->args[0], GT_S_RUNNABLE, now) ? 0 : -1;
-		if (t->state != GT_S_WAITING)
+			return new_thread(s, ev->args[0], TOOL_S_RUNNABLE, now) ? 0 : -1;
+		if (t->state != TOOL_S_WAITING)
 			return anomaly(s);
-		return enter(s, t, GT_S_RUNNABLE, now, 0, GT_STAT_NONE);
+		return enter(s, t, TOOL_S_RUNNABLE, now, 0, TOOL_STAT_NONE);
 	}
 	case GT_EV_HEAP_ALLOC:
 		if (!s->have_heap_metric || ev->args[0] > s->heap_peak) {
@@ -402,7 +422,7 @@ int gt_stat_event(struct gt_stat *s, uint64_t m, const struct gt_event *ev)
 	cur = running_on(s, m);
 	if (!cur)
 		return anomaly(s);
-	bool in_syscall = cur->state == GT_S_SYSCALL;
+	bool in_syscall = cur->state == TOOL_S_SYSCALL;
 	switch (ev->type) {
 	case GT_EV_GO_BLOCK:
 		if (in_syscall)
@@ -410,41 +430,41 @@ int gt_stat_event(struct gt_stat *s, uint64_t m, const struct gt_event *ev)
 		if (reason_of(s, ev->args[0], &slot) || site_of(s, ev->args[1], &site))
 			return -1;
 		name_from_site(s, cur, site, false);
-		return enter(s, cur, GT_S_WAITING, now, slot, site);
+		return enter(s, cur, TOOL_S_WAITING, now, slot, site);
 	case GT_EV_GO_STOP:
 		if (in_syscall)
 			return anomaly(s);
 		if (site_of(s, ev->args[1], &site))
 			return -1;
 		name_from_site(s, cur, site, false);
-		return enter(s, cur, GT_S_RUNNABLE, now, 0, GT_STAT_NONE);
+		return enter(s, cur, TOOL_S_RUNNABLE, now, 0, TOOL_STAT_NONE);
 	case GT_EV_GO_SYSCALL_BEGIN:
 		if (in_syscall)
 			return anomaly(s);
 		if (site_of(s, ev->args[1], &site))
 			return -1;
 		name_from_site(s, cur, site, false);
-		return enter(s, cur, GT_S_SYSCALL, now, 0, site);
+		return enter(s, cur, TOOL_S_SYSCALL, now, 0, site);
 	case GT_EV_GO_SYSCALL_END:
-		return in_syscall ? enter(s, cur, GT_S_RUNNING, now, 0, GT_STAT_NONE) : anomaly(s);
+		return in_syscall ? enter(s, cur, TOOL_S_RUNNING, now, 0, TOOL_STAT_NONE) : anomaly(s);
 	case GT_EV_GO_SYSCALL_END_BLOCKED:
-		return in_syscall ? enter(s, cur, GT_S_RUNNABLE, now, 0, GT_STAT_NONE) : anomaly(s);
+		return in_syscall ? enter(s, cur, TOOL_S_RUNNABLE, now, 0, TOOL_STAT_NONE) : anomaly(s);
 	case GT_EV_GO_DESTROY:
 	case GT_EV_GO_DESTROY_SYSCALL:
-		return enter(s, cur, GT_S_DEAD, now, 0, GT_STAT_NONE);
+		return enter(s, cur, TOOL_S_DEAD, now, 0, TOOL_STAT_NONE);
 	case GT_EV_GO_SWITCH:
 	case GT_EV_GO_SWITCH_DESTROY:
 		if (ev->type == GT_EV_GO_SWITCH_DESTROY) {
-			if (enter(s, cur, GT_S_DEAD, now, 0, GT_STAT_NONE))
+			if (enter(s, cur, TOOL_S_DEAD, now, 0, TOOL_STAT_NONE))
 				return -1;
-		} else if (reason_of(s, 0, &slot) || enter(s, cur, GT_S_WAITING, now, slot, GT_STAT_NONE)) {
+		} else if (reason_of(s, 0, &slot) || enter(s, cur, TOOL_S_WAITING, now, slot, TOOL_STAT_NONE)) {
 			return -1;
 		}
 		return started(s, m, ev->args[0], now);
 	case GT_EV_GO_LABEL: {
-		uint32_t str = gt_stat_string(s, ev->args[0]);
-		if (str == GT_STAT_NONE)
-			return gt_stat_oom(s);
+		uint32_t str = tool_gen_string(&s->tables, &s->sites, ev->args[0]);
+		if (str == TOOL_STAT_NONE)
+			return tool_stat_oom(s);
 		cur->label = str;
 		return 0;
 	}
@@ -452,14 +472,14 @@ int gt_stat_event(struct gt_stat *s, uint64_t m, const struct gt_event *ev)
 	return 0;
 }
 
-void gt_stat_finish(struct gt_stat *s)
+void tool_stat_finish(struct tool_stat *s)
 {
 	if (s->finished)
 		return;
 	s->finished = true;
 	for (size_t i = 0; i < s->nth; i++) {
-		struct gt_sthread *t = &s->th[i];
-		if (t->state == GT_S_DEAD)
+		struct tool_sthread *t = &s->th[i];
+		if (t->state == TOOL_S_DEAD)
 			continue;
 		/* Out of memory here only loses the site of one open wait. */
 		(void)leave(s, t, s->t_last);

@@ -2,16 +2,15 @@
  * went (running, runnable, in syscalls, blocked by reason), the wait and
  * syscall sites, and the trace's totals.
  *
- * Input is fed batch by batch from encoder/reader (gt_stat_batch), or a
- * whole file at once (gt_stat_read). Per generation the string and stack
- * tables are kept and each event batch is checked to its end and remembered
- * by its place in the file (regular files are read again with pread; other
- * input keeps the payloads until the generation ends). When the generation
- * ends, the events of all threads are replayed merged by time (each M's
- * events in file order, the earliest head first, ties to the M seen first)
- * through the per-goroutine state machine below; then the generation's
- * tables are dropped. A generation that does not end (a truncated or
- * malformed trace) is not counted.
+ * Input is fed batch by batch from encoder/reader (tool_stat_batch), or a
+ * whole file at once (tool_stat_read); stat_read.c keeps each generation's
+ * string and stack tables (tools/gen_tables.h) and event batches
+ * (tools/replay.h). When the generation ends, the events of all threads are
+ * replayed merged by time (each M's events in file order, the earliest head
+ * first, ties to the M seen first) through the per-goroutine state machine
+ * below (stat_acct.c); then the generation's tables are dropped. A
+ * generation that does not end (a truncated or malformed trace) is not
+ * counted.
  *
  * State machine (one goroutine = one traced thread; the G an event applies
  * to is the one running on the event's M unless the event names it):
@@ -36,8 +35,8 @@
  * Memory: goroutines, Ms, reasons and sites (bounded by the program's
  * threads and call sites, not by the trace's length), one generation's
  * tables and batch list, and per M one batch payload during the replay. */
-#ifndef GT_STAT_ACCT_H
-#define GT_STAT_ACCT_H
+#ifndef TOOLS_STAT_ACCT_H
+#define TOOLS_STAT_ACCT_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -45,101 +44,73 @@
 #include <stdio.h>
 
 #include "encoder/reader.h"
+#include "tools/gen_tables.h"
 #include "tools/heap_map.h"
 #include "tools/heap_sites.h"
 #include "tools/ident.h"
 #include "tools/replay.h"
 
-#define GT_STAT_ERR 256
+#define TOOL_STAT_ERR 256
 /* Distinct block reasons kept apart; later ones share the last slot. */
-#define GT_STAT_REASONS 32
-#define GT_STAT_NONE UINT32_MAX
+#define TOOL_STAT_REASONS 32
+#define TOOL_STAT_NONE UINT32_MAX
 
-enum gt_sstate {
-	GT_S_RUNNABLE = 1,
-	GT_S_RUNNING,
-	GT_S_SYSCALL,
-	GT_S_WAITING,
-	GT_S_DEAD,
+enum tool_sstate {
+	TOOL_S_RUNNABLE = 1,
+	TOOL_S_RUNNING,
+	TOOL_S_SYSCALL,
+	TOOL_S_WAITING,
+	TOOL_S_DEAD,
 };
 
 /* A goroutine (thread). Durations in nanoseconds. */
-struct gt_sthread {
+struct tool_sthread {
 	uint64_t g;
 	uint64_t m;          /* the M (thread id) it last ran on, GT_NO_THREAD if never */
-	uint32_t func;       /* frame (gt_sites) of its start function, or GT_STAT_NONE */
-	uint32_t label;      /* string (gt_sites) of its latest GoLabel, or 0 */
-	uint8_t state;       /* enum gt_sstate */
+	uint32_t func;       /* frame (tool_sites) of its start function, or TOOL_STAT_NONE */
+	uint32_t label;      /* string (tool_sites) of its latest GoLabel, or 0 */
+	uint8_t state;       /* enum tool_sstate */
 	uint8_t reason;      /* reason slot while Waiting */
 	bool from_create;    /* func came from its GoCreate's new stack */
-	uint32_t site;       /* site of the wait or syscall in progress, or GT_STAT_NONE */
+	uint32_t site;       /* site of the wait or syscall in progress, or TOOL_STAT_NONE */
 	uint64_t since;      /* when it entered its state (never decreases) */
-	uint64_t first, end; /* first event; GoDestroy (or the trace's end after gt_stat_finish) */
+	uint64_t first, end; /* first event; GoDestroy (or the trace's end after tool_stat_finish) */
 	uint64_t running, runnable, syscall;
-	uint64_t blocked[GT_STAT_REASONS];
+	uint64_t blocked[TOOL_STAT_REASONS];
 	uint64_t nblocks, nsyscalls; /* waits and syscalls entered */
 };
 
 /* A wait site (reason + stack of the GoBlock) or a syscall site (stack of
- * the GoSyscallBegin; reason GT_STAT_NONE). */
-struct gt_ssite {
-	uint32_t site;       /* gt_sites site */
-	uint32_t reason;     /* reason slot, or GT_STAT_NONE for syscalls */
+ * the GoSyscallBegin; reason TOOL_STAT_NONE). */
+struct tool_ssite {
+	uint32_t site;       /* tool_sites site */
+	uint32_t reason;     /* reason slot, or TOOL_STAT_NONE for syscalls */
 	uint64_t count, total, max; /* ns */
 };
 
-/* Per-generation table entries. */
-struct gt_sgstr {
-	size_t off;          /* into g_chars */
-	uint32_t len;
-	uint32_t global;     /* interned string, or GT_STAT_NONE until needed */
-};
-struct gt_sgstk {
-	size_t off;          /* into g_frames: pc, func, file, line per frame */
-	uint32_t n;
-	uint32_t site;       /* interned site, or GT_STAT_NONE until needed */
-};
-struct gt_stat {
-	struct gt_sites sites;        /* strings, frames and stacks, interned by content */
+struct tool_stat {
+	struct tool_sites sites;      /* strings, frames and stacks, interned by content */
 
 	/* Goroutines, Ms, reasons, sites. */
-	struct gt_sthread *th;
+	struct tool_sthread *th;
 	size_t nth, cap_th;
-	struct gt_hmap th_index;      /* g -> index in th */
-	struct gt_hmap m_cur;         /* m -> 1 + index of the G running on it (0: none) */
-	uint32_t reason[GT_STAT_REASONS]; /* slot -> string; the last slot also takes the overflow */
+	struct tool_hmap th_index;    /* g -> index in th */
+	struct tool_hmap m_cur;       /* m -> 1 + index of the G running on it (0: none) */
+	uint32_t reason[TOOL_STAT_REASONS]; /* slot -> string; the last slot also takes the overflow */
 	size_t nreasons;
-	struct gt_ssite *waits, *syscalls;
+	struct tool_ssite *waits, *syscalls;
 	size_t nwaits, cap_waits, nsyscalls, cap_syscalls;
-	struct gt_hmap wait_index;    /* reason << 32 | site -> index in waits */
-	struct gt_hmap syscall_index; /* site -> index in syscalls */
+	struct tool_hmap wait_index;  /* reason << 32 | site -> index in waits */
+	struct tool_hmap syscall_index; /* site -> index in syscalls */
 
 	/* The generation being read. */
 	uint64_t gen;
 	bool gen_open;
 	uint64_t g_freq;              /* 0 until its sync batch */
-	struct gt_hmap g_strings, g_stacks; /* id -> index in g_str / g_stk */
-	struct gt_sgstr *g_str;
-	size_t g_nstr, g_cap_str;
-	char *g_chars;
-	size_t g_nchars, g_cap_chars;
-	struct gt_sgstk *g_stk;
-	size_t g_nstk, g_cap_stk;
-	uint64_t *g_frames;
-	size_t g_nframes, g_cap_frames;
-	struct gt_replay_run *g_runs;
-	size_t g_nruns, g_cap_runs;
-	uint8_t *g_payload;
-	size_t g_npayload, g_cap_payload;
-	struct gt_replay_thread *g_ms;
-	size_t g_nms, g_cap_ms;
-	struct gt_hmap g_m_index;     /* m -> index in g_ms */
-	uint32_t *g_heap;             /* replay order: Ms by their next event */
-	uint64_t g_events;            /* events of the generation */
+	struct tool_gen_tables tables; /* its strings and stacks */
+	struct tool_replay replay;    /* its event batches; also where they are read again */
 
 	/* Carried from generation to generation. */
-	int fd;                       /* the trace for pread, or -1 */
-	uint64_t fd_base;             /* file position of the trace's first byte in fd */
 	int version;                  /* trace format (22, 23, 25, 26), 0 unknown */
 	uint64_t freq;                /* latest frequency (ticks per second) */
 	bool finished;
@@ -155,60 +126,55 @@ struct gt_stat {
 	uint64_t heap_sample_bytes;   /* heap events sampled with this mean (tools/heap_sample.h); 0: all recorded */
 	uint64_t anomalies;           /* events that fit no goroutine's state (ignored) */
 	bool have_ident;              /* a gotrace.process string was read (tools/ident.h) */
-	struct gt_ident ident;        /* the first one: the process that wrote the trace */
+	struct tool_ident ident;      /* the first one: the process that wrote the trace */
 
-	char err[GT_STAT_ERR];
+	char err[TOOL_STAT_ERR];
 };
 
-/* gt_stat_init prepares an empty accounting (fed without a file: fd = -1).
- * Returns 0, or -1 when out of memory. gt_stat_free releases it. */
-int gt_stat_init(struct gt_stat *s);
-void gt_stat_free(struct gt_stat *s);
+/* The input (stat_read.c). */
 
-/* gt_stat_batch feeds one batch from gt_reader_next. A batch of a new
+/* tool_stat_init prepares an empty accounting (fed without a file).
+ * Returns 0, or -1 when out of memory. tool_stat_free releases it. */
+int tool_stat_init(struct tool_stat *s);
+void tool_stat_free(struct tool_stat *s);
+
+/* tool_stat_batch feeds one batch from gt_reader_next. A batch of a new
  * generation, or EndOfGeneration, ends the open one first. Returns 0, or
  * -1 with s->err; the results then cover the complete generations. */
-int gt_stat_batch(struct gt_stat *s, const struct gt_rbatch *b);
+int tool_stat_batch(struct tool_stat *s, const struct gt_rbatch *b);
 
-/* gt_stat_end ends the open generation at a clean end of the input and
+/* tool_stat_end ends the open generation at a clean end of the input and
  * finishes. Returns 0 or -1 with s->err. */
-int gt_stat_end(struct gt_stat *s);
+int tool_stat_end(struct tool_stat *s);
 
-/* gt_stat_finish closes the states still open at the trace's last event
- * (once; later calls do nothing). Feeding more batches after it is an
- * error. */
-void gt_stat_finish(struct gt_stat *s);
-
-/* gt_stat_read reads a whole trace from f and finishes, also after an
+/* tool_stat_read reads a whole trace from f and finishes, also after an
  * error. Returns 0, or -1 with s->err (the reader's message, with the
  * offset). */
-int gt_stat_read(struct gt_stat *s, FILE *f);
+int tool_stat_read(struct tool_stat *s, FILE *f);
 
-/* The replay's view of the generation (stat_read.c), for stat_acct.c. */
-/* gt_stat_string returns the interned string of a generation string id
- * (0 = "" for id 0 or an unknown id), or GT_STAT_NONE when out of memory. */
-uint32_t gt_stat_string(struct gt_stat *s, uint64_t id);
-/* gt_stat_stack returns the interned site of a generation stack id (the
- * site without frames for 0 or an unknown id), or GT_STAT_NONE when out
- * of memory. */
-uint32_t gt_stat_stack(struct gt_stat *s, uint64_t id);
+/* The state machine (stat_acct.c). */
 
-/* gt_stat_event applies one event of thread m (replay order) to the
- * goroutines (stat_acct.c). Returns 0, or -1 with s->err (out of memory). */
-int gt_stat_event(struct gt_stat *s, uint64_t m, const struct gt_event *ev);
+/* tool_stat_event applies one event of thread m (replay order) to the
+ * goroutines. Returns 0, or -1 with s->err (out of memory). */
+int tool_stat_event(struct tool_stat *s, uint64_t m, const struct gt_event *ev);
 
-/* gt_stat_ns converts a trace time of the current generation to ns. */
-uint64_t gt_stat_ns(const struct gt_stat *s, uint64_t ts);
+/* tool_stat_finish closes the states still open at the trace's last event
+ * (once; later calls do nothing). Feeding more batches after it is an
+ * error. */
+void tool_stat_finish(struct tool_stat *s);
 
-/* gt_stat_oom sets s->err to an out-of-memory message and returns -1. */
-int gt_stat_oom(struct gt_stat *s);
+/* tool_stat_ns converts a trace time of the current generation to ns. */
+uint64_t tool_stat_ns(const struct tool_stat *s, uint64_t ts);
 
-/* gt_stat_blocked returns a thread's time blocked for every reason except
+/* tool_stat_oom sets s->err to an out-of-memory message and returns -1. */
+int tool_stat_oom(struct tool_stat *s);
+
+/* tool_stat_blocked returns a thread's time blocked for every reason except
  * the one called "sleep" (sleep: its time in that reason). */
-uint64_t gt_stat_blocked(const struct gt_stat *s, const struct gt_sthread *t, uint64_t *sleep);
+uint64_t tool_stat_blocked(const struct tool_stat *s, const struct tool_sthread *t, uint64_t *sleep);
 
-/* gt_stat_reason_name returns the name of a reason slot ("" for waits of
+/* tool_stat_reason_name returns the name of a reason slot ("" for waits of
  * unknown reason; the last slot, once shared, is "(other)"). */
-const char *gt_stat_reason_name(const struct gt_stat *s, uint32_t slot);
+const char *tool_stat_reason_name(const struct tool_stat *s, uint32_t slot);
 
 #endif

@@ -20,11 +20,11 @@ struct group {
 	uint32_t first;     /* a thread of the group (for its name) */
 	uint32_t threads;
 	uint64_t lifetime, running, runnable, syscall;
-	uint64_t blocked[GT_STAT_REASONS];
+	uint64_t blocked[TOOL_STAT_REASONS];
 };
 
 struct view {
-	const struct gt_stat *s;
+	const struct tool_stat *s;
 	uint32_t *threads;       /* ranked */
 	struct group *groups;    /* ranked */
 	size_t ngroups;
@@ -36,7 +36,7 @@ struct view {
 	struct group all;        /* every thread */
 };
 
-static uint64_t not_running(const struct gt_stat *s, const uint64_t *blocked, uint64_t runnable, uint64_t syscall)
+static uint64_t not_running(const struct tool_stat *s, const uint64_t *blocked, uint64_t runnable, uint64_t syscall)
 {
 	uint64_t sum = runnable + syscall;
 	for (size_t i = 0; i < s->nreasons; i++)
@@ -46,20 +46,20 @@ static uint64_t not_running(const struct gt_stat *s, const uint64_t *blocked, ui
 
 /* name_key says which start function a thread has: its function name's
  * string, an unnamed frame (1 << 32 | frame), or none (UINT64_MAX). */
-static uint64_t name_key(const struct gt_stat *s, const struct gt_sthread *t)
+static uint64_t name_key(const struct tool_stat *s, const struct tool_sthread *t)
 {
-	if (t->func == GT_STAT_NONE)
+	if (t->func == TOOL_STAT_NONE)
 		return UINT64_MAX;
-	const struct gt_hframe *f = &s->sites.frames[t->func];
-	if (gt_sites_strlen(&s->sites, f->func) > 0)
+	const struct tool_hframe *f = &s->sites.frames[t->func];
+	if (tool_sites_strlen(&s->sites, f->func) > 0)
 		return f->func;
 	return 1ull << 32 | t->func;
 }
 
 static int cmp_threads(const void *a, const void *b, void *arg)
 {
-	const struct gt_stat *s = arg;
-	const struct gt_sthread *x = &s->th[*(const uint32_t *)a], *y = &s->th[*(const uint32_t *)b];
+	const struct tool_stat *s = arg;
+	const struct tool_sthread *x = &s->th[*(const uint32_t *)a], *y = &s->th[*(const uint32_t *)b];
 	uint64_t nx = not_running(s, x->blocked, x->runnable, x->syscall);
 	uint64_t ny = not_running(s, y->blocked, y->runnable, y->syscall);
 	if (nx != ny)
@@ -69,7 +69,7 @@ static int cmp_threads(const void *a, const void *b, void *arg)
 
 static int cmp_key(const void *a, const void *b, void *arg)
 {
-	const struct gt_stat *s = arg;
+	const struct tool_stat *s = arg;
 	uint64_t x = name_key(s, &s->th[*(const uint32_t *)a]), y = name_key(s, &s->th[*(const uint32_t *)b]);
 	if (x != y)
 		return x < y ? -1 : 1;
@@ -78,7 +78,7 @@ static int cmp_key(const void *a, const void *b, void *arg)
 
 static int cmp_groups(const void *a, const void *b, void *arg)
 {
-	const struct gt_stat *s = arg;
+	const struct tool_stat *s = arg;
 	const struct group *x = a, *y = b;
 	uint64_t nx = not_running(s, x->blocked, x->runnable, x->syscall);
 	uint64_t ny = not_running(s, y->blocked, y->runnable, y->syscall);
@@ -91,9 +91,9 @@ static int cmp_groups(const void *a, const void *b, void *arg)
 
 static int cmp_sites(const void *a, const void *b, void *arg)
 {
-	const struct gt_ssite *arr = arg;
+	const struct tool_ssite *arr = arg;
 	uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
-	const struct gt_ssite *x = &arr[i], *y = &arr[j];
+	const struct tool_ssite *x = &arr[i], *y = &arr[j];
 	if (x->total != y->total)
 		return x->total > y->total ? -1 : 1;
 	if (x->count != y->count)
@@ -101,14 +101,14 @@ static int cmp_sites(const void *a, const void *b, void *arg)
 	return i < j ? -1 : i > j;
 }
 
-static void add_thread(struct group *g, const struct gt_sthread *t)
+static void add_thread(struct group *g, const struct tool_sthread *t)
 {
 	g->threads++;
 	g->lifetime += t->end - t->first;
 	g->running += t->running;
 	g->runnable += t->runnable;
 	g->syscall += t->syscall;
-	for (size_t r = 0; r < GT_STAT_REASONS; r++)
+	for (size_t r = 0; r < TOOL_STAT_REASONS; r++)
 		g->blocked[r] += t->blocked[r];
 }
 
@@ -120,13 +120,13 @@ static void view_free(struct view *v)
 	free(v->syscalls);
 }
 
-static int view_build(struct view *v, const struct gt_stat *s)
+static int view_build(struct view *v, const struct tool_stat *s)
 {
 	memset(v, 0, sizeof *v);
 	v->s = s;
 	v->sleep_slot = -1;
 	for (size_t r = 0; r < s->nreasons; r++)
-		if (strcmp(gt_stat_reason_name(s, (uint32_t)r), "sleep") == 0)
+		if (strcmp(tool_stat_reason_name(s, (uint32_t)r), "sleep") == 0)
 			v->sleep_slot = (int)r;
 	size_t nth = s->nth ? s->nth : 1;
 	v->threads = malloc(nth * sizeof *v->threads);
@@ -140,12 +140,12 @@ static int view_build(struct view *v, const struct gt_stat *s)
 	for (uint32_t i = 0; i < s->nth; i++) {
 		v->threads[i] = i;
 		add_thread(&v->all, &s->th[i]);
-		v->live += s->th[i].state != GT_S_DEAD;
+		v->live += s->th[i].state != TOOL_S_DEAD;
 	}
 	/* Groups: threads sorted by start function, then runs of one key. */
 	qsort_r(v->threads, s->nth, sizeof *v->threads, cmp_key, (void *)s);
 	for (size_t i = 0; i < s->nth; i++) {
-		const struct gt_sthread *t = &s->th[v->threads[i]];
+		const struct tool_sthread *t = &s->th[v->threads[i]];
 		uint64_t key = name_key(s, t);
 		if (v->ngroups == 0 || v->groups[v->ngroups - 1].key != key) {
 			memset(&v->groups[v->ngroups], 0, sizeof v->groups[0]);
@@ -196,26 +196,26 @@ static const char *clean(const char *s, size_t max, char *buf, size_t len)
 }
 
 /* frame_name is a frame's function, or its PC when it has no name. */
-static const char *frame_name(const struct gt_stat *s, uint32_t frame, char *buf, size_t len)
+static const char *frame_name(const struct tool_stat *s, uint32_t frame, char *buf, size_t len)
 {
-	const struct gt_hframe *f = &s->sites.frames[frame];
-	if (gt_sites_strlen(&s->sites, f->func) == 0) {
+	const struct tool_hframe *f = &s->sites.frames[frame];
+	if (tool_sites_strlen(&s->sites, f->func) == 0) {
 		snprintf(buf, len, "0x%llx", (ull)f->pc);
 		return buf;
 	}
-	return gt_sites_str(&s->sites, f->func);
+	return tool_sites_str(&s->sites, f->func);
 }
 
-static const char *thread_func(const struct gt_stat *s, const struct gt_sthread *t, char *buf, size_t len)
+static const char *thread_func(const struct tool_stat *s, const struct tool_sthread *t, char *buf, size_t len)
 {
-	return t->func == GT_STAT_NONE ? "(unknown)" : frame_name(s, t->func, buf, len);
+	return t->func == TOOL_STAT_NONE ? "(unknown)" : frame_name(s, t->func, buf, len);
 }
 
 /* A wait with no reason began before the trace did (the goroutine's first
  * status said waiting: a flight-recorder window, a thread adopted blocked). */
-static const char *reason_name(const struct gt_stat *s, uint32_t slot)
+static const char *reason_name(const struct tool_stat *s, uint32_t slot)
 {
-	const char *n = gt_stat_reason_name(s, slot);
+	const char *n = tool_stat_reason_name(s, slot);
 	return n[0] ? n : "(before trace)";
 }
 
@@ -227,7 +227,7 @@ static const char *base_name(const char *path)
 
 /* ---- text ---- */
 
-const char *gt_stat_format_duration(uint64_t ns, char *buf, size_t len)
+const char *tool_stat_format_duration(uint64_t ns, char *buf, size_t len)
 {
 	double d = (double)ns;
 	if (ns == 0)
@@ -247,14 +247,14 @@ const char *gt_stat_format_duration(uint64_t ns, char *buf, size_t len)
 	return buf;
 }
 
-#define DUR(ns) gt_stat_format_duration((ns), (char[24]){ 0 }, 24)
+#define DUR(ns) tool_stat_format_duration((ns), (char[24]){ 0 }, 24)
 
 /* print_reasons prints "  sync.mutex 200.1ms, sync.join 70.2us": the
  * nonzero reasons except sleep, largest first (nothing if none). */
 static void print_reasons(FILE *out, const struct view *v, const uint64_t *blocked)
 {
-	const struct gt_stat *s = v->s;
-	bool done[GT_STAT_REASONS] = { false };
+	const struct tool_stat *s = v->s;
+	bool done[TOOL_STAT_REASONS] = { false };
 	for (bool first = true;; first = false) {
 		int best = -1;
 		for (size_t r = 0; r < s->nreasons; r++)
@@ -286,7 +286,7 @@ static uint64_t sum_blocked(const struct view *v, const uint64_t *blocked, uint6
 
 static void print_totals(FILE *out, const struct view *v)
 {
-	const struct gt_stat *s = v->s;
+	const struct tool_stat *s = v->s;
 	const struct group *a = &v->all;
 	uint64_t total = a->lifetime ? a->lifetime : 1;
 	fprintf(out, "\nWhere the time went (%zu thread%s, %s of thread time)\n", s->nth, s->nth == 1 ? "" : "s",
@@ -301,7 +301,7 @@ static void print_totals(FILE *out, const struct view *v)
 	uint64_t vals[] = { a->running, a->runnable, a->syscall };
 	for (int i = 0; i < 3; i++)
 		fprintf(out, "  %-*s %9s %6.1f%%\n", width, fixed[i], DUR(vals[i]), 100.0 * (double)vals[i] / (double)total);
-	bool done[GT_STAT_REASONS] = { false };
+	bool done[TOOL_STAT_REASONS] = { false };
 	for (;;) {
 		int best = -1;
 		for (size_t r = 0; r < s->nreasons; r++)
@@ -335,7 +335,7 @@ static void print_times(FILE *out, const struct view *v, uint64_t running, uint6
 
 static void print_groups(FILE *out, const struct view *v, unsigned top)
 {
-	const struct gt_stat *s = v->s;
+	const struct tool_stat *s = v->s;
 	size_t n = shown(v->ngroups, top);
 	fprintf(out, "\nThreads by start function (%zu of %zu, most time not running first)\n", n, v->ngroups);
 	if (n == 0) {
@@ -363,7 +363,7 @@ static void print_groups(FILE *out, const struct view *v, unsigned top)
 
 static void print_threads(FILE *out, const struct view *v, unsigned top)
 {
-	const struct gt_stat *s = v->s;
+	const struct tool_stat *s = v->s;
 	size_t n = shown(s->nth, top);
 	fprintf(out, "\nThreads (%zu of %zu, most time not running first)\n", n, s->nth);
 	if (n == 0) {
@@ -373,12 +373,12 @@ static void print_threads(FILE *out, const struct view *v, unsigned top)
 	char buf[NAME_MAX_WIDTH + 32], pc[32];
 	int fwidth = (int)strlen("start function"), lwidth = 0;
 	for (size_t i = 0; i < n; i++) {
-		const struct gt_sthread *t = &s->th[v->threads[i]];
+		const struct tool_sthread *t = &s->th[v->threads[i]];
 		int w = (int)strlen(clean(thread_func(s, t, pc, sizeof pc), NAME_MAX_WIDTH, buf, sizeof buf));
 		if (w > fwidth)
 			fwidth = w;
 		if (t->label) {
-			w = (int)strlen(clean(gt_sites_str(&s->sites, t->label), NAME_MAX_WIDTH, buf, sizeof buf));
+			w = (int)strlen(clean(tool_sites_str(&s->sites, t->label), NAME_MAX_WIDTH, buf, sizeof buf));
 			if (w > lwidth)
 				lwidth = w;
 		}
@@ -391,21 +391,21 @@ static void print_threads(FILE *out, const struct view *v, unsigned top)
 	fprintf(out, " %9s", "lifetime");
 	print_times_header(out);
 	for (size_t i = 0; i < n; i++) {
-		const struct gt_sthread *t = &s->th[v->threads[i]];
+		const struct tool_sthread *t = &s->th[v->threads[i]];
 		fprintf(out, "  %6llu  %-*s", (ull)t->g, fwidth, clean(thread_func(s, t, pc, sizeof pc), NAME_MAX_WIDTH, buf, sizeof buf));
 		if (lwidth)
 			fprintf(out, "  %-*s", lwidth,
-				t->label ? clean(gt_sites_str(&s->sites, t->label), NAME_MAX_WIDTH, buf, sizeof buf) : "");
+				t->label ? clean(tool_sites_str(&s->sites, t->label), NAME_MAX_WIDTH, buf, sizeof buf) : "");
 		fprintf(out, " %9s", DUR(t->end - t->first));
 		print_times(out, v, t->running, t->runnable, t->syscall, t->blocked);
 	}
 }
 
 /* print_site prints "f0 ← f1 ← f2 ← f3 ← ... (+n)  (file.c:line)". */
-static void print_site(FILE *out, const struct gt_stat *s, uint32_t site)
+static void print_site(FILE *out, const struct tool_stat *s, uint32_t site)
 {
-	const struct gt_hsite *h = &s->sites.sites[site];
-	const uint32_t *fr = gt_sites_site_frames(&s->sites, site);
+	const struct tool_hsite *h = &s->sites.sites[site];
+	const uint32_t *fr = tool_sites_site_frames(&s->sites, site);
 	if (h->nframes == 0) {
 		fprintf(out, "(no stack)");
 		return;
@@ -417,16 +417,16 @@ static void print_site(FILE *out, const struct gt_stat *s, uint32_t site)
 	if (h->nframes > n)
 		fprintf(out, ARROW "... (+%u)", h->nframes - n);
 	/* Where: the caller of the leaf (the leaf is the waiting call itself). */
-	const struct gt_hframe *at = &s->sites.frames[fr[h->nframes > 1 ? 1 : 0]];
-	if (gt_sites_strlen(&s->sites, at->file))
-		fprintf(out, "  (%s:%llu)", clean(base_name(gt_sites_str(&s->sites, at->file)), NAME_MAX_WIDTH, buf, sizeof buf),
+	const struct tool_hframe *at = &s->sites.frames[fr[h->nframes > 1 ? 1 : 0]];
+	if (tool_sites_strlen(&s->sites, at->file))
+		fprintf(out, "  (%s:%llu)", clean(base_name(tool_sites_str(&s->sites, at->file)), NAME_MAX_WIDTH, buf, sizeof buf),
 			(ull)at->line);
 }
 
 static void print_sites(FILE *out, const struct view *v, unsigned top, bool waits)
 {
-	const struct gt_stat *s = v->s;
-	const struct gt_ssite *arr = waits ? s->waits : s->syscalls;
+	const struct tool_stat *s = v->s;
+	const struct tool_ssite *arr = waits ? s->waits : s->syscalls;
 	const uint32_t *idx = waits ? v->waits : v->syscalls;
 	size_t total = waits ? v->nwaits : s->nsyscalls, n = shown(total, top);
 	if (waits)
@@ -450,7 +450,7 @@ static void print_sites(FILE *out, const struct view *v, unsigned top, bool wait
 		fprintf(out, "%-*s  ", rwidth, "reason");
 	fprintf(out, "site (leaf first)\n");
 	for (size_t i = 0; i < n; i++) {
-		const struct gt_ssite *st = &arr[idx[i]];
+		const struct tool_ssite *st = &arr[idx[i]];
 		char buf[NAME_MAX_WIDTH + 8];
 		fprintf(out, "  %9s %9llu %9s %9s  ", DUR(st->total), (ull)st->count,
 			DUR(st->count ? st->total / st->count : 0), DUR(st->max));
@@ -472,7 +472,7 @@ static const char *format_name(int version)
 	}
 }
 
-int gt_stat_report(FILE *out, const struct gt_stat *s, const char *name, unsigned top)
+int tool_stat_report(FILE *out, const struct tool_stat *s, const char *name, unsigned top)
 {
 	struct view v;
 	char a[32];
@@ -480,7 +480,7 @@ int gt_stat_report(FILE *out, const struct gt_stat *s, const char *name, unsigne
 	fprintf(out, "gotrace stat: %s\n", name);
 	if (s->have_ident) {
 		char cmd[4 * IDENT_WIDTH + 1];
-		gt_ident_sanitize(s->ident.cmd, cmd, sizeof cmd, IDENT_WIDTH);
+		tool_ident_sanitize(s->ident.cmd, cmd, sizeof cmd, IDENT_WIDTH);
 		fprintf(out, "  process %ld", s->ident.pid);
 		if (s->ident.ppid >= 0)
 			fprintf(out, " (parent %ld)", s->ident.ppid);
@@ -495,14 +495,14 @@ int gt_stat_report(FILE *out, const struct gt_stat *s, const char *name, unsigne
 	fprintf(out, "\n  span %s (first to last event)\n", DUR(s->have_time ? s->t_last - s->t_first : 0));
 	if (s->have_heap_metric)
 		fprintf(out, "  heap peak %s (HeapAlloc) at %s; %llu heap object events\n",
-			gt_human_bytes(s->heap_peak, a, sizeof a), DUR(s->heap_peak_at - s->t_first), (ull)s->heap_events);
+			tool_human_bytes(s->heap_peak, a, sizeof a), DUR(s->heap_peak_at - s->t_first), (ull)s->heap_events);
 	else if (s->heap_events)
 		fprintf(out, "  heap: %llu heap object events, no HeapAlloc metric (see `gotrace heap`)\n",
 			(ull)s->heap_events);
 	if (s->heap_sample_bytes && (s->have_heap_metric || s->heap_events))
 		fprintf(out, "  heap events sampled: about one allocation per %s allocated recorded (mean %llu B);\n"
 			     "  the HeapAlloc peak is an estimate, `gotrace heap` scales the samples to estimates\n",
-			gt_human_bytes(s->heap_sample_bytes, a, sizeof a), (ull)s->heap_sample_bytes);
+			tool_human_bytes(s->heap_sample_bytes, a, sizeof a), (ull)s->heap_sample_bytes);
 	if (s->anomalies)
 		fprintf(out, "  %llu events did not fit their thread's state and were ignored\n", (ull)s->anomalies);
 	if (rc) {
@@ -584,7 +584,7 @@ static void json_sec(FILE *out, uint64_t ns)
 static void json_times(FILE *out, const struct view *v, uint64_t lifetime, uint64_t running, uint64_t runnable,
 		       uint64_t syscall, const uint64_t *blocked)
 {
-	const struct gt_stat *s = v->s;
+	const struct tool_stat *s = v->s;
 	uint64_t sleep, b = sum_blocked(v, blocked, &sleep);
 	fprintf(out, "\"lifetime\": ");
 	json_sec(out, lifetime);
@@ -612,19 +612,19 @@ static void json_times(FILE *out, const struct view *v, uint64_t lifetime, uint6
 	fprintf(out, "}");
 }
 
-static void json_func(FILE *out, const struct gt_stat *s, const struct gt_sthread *t)
+static void json_func(FILE *out, const struct tool_stat *s, const struct tool_sthread *t)
 {
 	char pc[32];
-	if (t->func == GT_STAT_NONE)
+	if (t->func == TOOL_STAT_NONE)
 		fprintf(out, "null");
 	else
 		json_str(out, frame_name(s, t->func, pc, sizeof pc));
 }
 
-static void json_site(FILE *out, const struct gt_stat *s, uint32_t site)
+static void json_site(FILE *out, const struct tool_stat *s, uint32_t site)
 {
-	const struct gt_hsite *h = &s->sites.sites[site];
-	const uint32_t *fr = gt_sites_site_frames(&s->sites, site);
+	const struct tool_hsite *h = &s->sites.sites[site];
+	const uint32_t *fr = tool_sites_site_frames(&s->sites, site);
 	char pc[32];
 	fprintf(out, "\"summary\": \"");
 	for (uint32_t i = 0; i < h->nframes && i < SITE_FRAMES; i++) {
@@ -636,11 +636,11 @@ static void json_site(FILE *out, const struct gt_stat *s, uint32_t site)
 		fprintf(out, ARROW "... (+%u)", h->nframes - SITE_FRAMES);
 	fprintf(out, "\", \"frames\": [");
 	for (uint32_t i = 0; i < h->nframes; i++) {
-		const struct gt_hframe *f = &s->sites.frames[fr[i]];
+		const struct tool_hframe *f = &s->sites.frames[fr[i]];
 		fprintf(out, "%s{\"function\": ", i ? ", " : "");
-		json_str(out, gt_sites_str(&s->sites, f->func));
+		json_str(out, tool_sites_str(&s->sites, f->func));
 		fprintf(out, ", \"file\": ");
-		json_str(out, gt_sites_str(&s->sites, f->file));
+		json_str(out, tool_sites_str(&s->sites, f->file));
 		fprintf(out, ", \"line\": %llu, \"pc\": %llu}", (ull)f->line, (ull)f->pc);
 	}
 	fprintf(out, "]");
@@ -648,14 +648,14 @@ static void json_site(FILE *out, const struct gt_stat *s, uint32_t site)
 
 static void json_sites(FILE *out, const struct view *v, unsigned top, bool waits)
 {
-	const struct gt_stat *s = v->s;
-	const struct gt_ssite *arr = waits ? s->waits : s->syscalls;
+	const struct tool_stat *s = v->s;
+	const struct tool_ssite *arr = waits ? s->waits : s->syscalls;
 	const uint32_t *idx = waits ? v->waits : v->syscalls;
 	size_t total = waits ? v->nwaits : s->nsyscalls, n = shown(total, top);
 	fprintf(out, "  \"%s\": {\"count\": %zu, \"shown\": %zu, \"list\": [", waits ? "wait_sites" : "syscall_sites",
 		total, n);
 	for (size_t i = 0; i < n; i++) {
-		const struct gt_ssite *st = &arr[idx[i]];
+		const struct tool_ssite *st = &arr[idx[i]];
 		fprintf(out, "%s\n    {", i ? "," : "");
 		if (waits) {
 			fprintf(out, "\"reason\": ");
@@ -673,7 +673,7 @@ static void json_sites(FILE *out, const struct view *v, unsigned top, bool waits
 	fprintf(out, "%s]}", n ? "\n  " : "");
 }
 
-int gt_stat_json(FILE *out, const struct gt_stat *s, const char *name, unsigned top, const char *error)
+int tool_stat_json(FILE *out, const struct tool_stat *s, const char *name, unsigned top, const char *error)
 {
 	struct view v;
 	if (view_build(&v, s))
@@ -739,7 +739,7 @@ int gt_stat_json(FILE *out, const struct gt_stat *s, const char *name, unsigned 
 	n = shown(s->nth, top);
 	fprintf(out, "  \"threads\": {\"count\": %zu, \"live_at_end\": %zu, \"shown\": %zu, \"list\": [", s->nth, v.live, n);
 	for (size_t i = 0; i < n; i++) {
-		const struct gt_sthread *t = &s->th[v.threads[i]];
+		const struct tool_sthread *t = &s->th[v.threads[i]];
 		fprintf(out, "%s\n    {\"g\": %llu, \"m\": ", i ? "," : "", (ull)t->g);
 		if (t->m == GT_NO_THREAD)
 			fprintf(out, "null");
@@ -749,14 +749,14 @@ int gt_stat_json(FILE *out, const struct gt_stat *s, const char *name, unsigned 
 		json_func(out, s, t);
 		fprintf(out, ", \"label\": ");
 		if (t->label)
-			json_str(out, gt_sites_str(&s->sites, t->label));
+			json_str(out, tool_sites_str(&s->sites, t->label));
 		else
 			fprintf(out, "null");
 		fprintf(out, ", \"start\": ");
 		json_sec(out, t->first - t0);
 		fprintf(out, ", \"end\": ");
 		json_sec(out, t->end - t0);
-		fprintf(out, ", \"ended\": %s, \"waits\": %llu, \"syscalls\": %llu, ", t->state == GT_S_DEAD ? "true" : "false",
+		fprintf(out, ", \"ended\": %s, \"waits\": %llu, \"syscalls\": %llu, ", t->state == TOOL_S_DEAD ? "true" : "false",
 			(ull)t->nblocks, (ull)t->nsyscalls);
 		json_times(out, &v, t->end - t->first, t->running, t->runnable, t->syscall, t->blocked);
 		fprintf(out, "}");

@@ -7,24 +7,24 @@
  * and the syscall sites. Lists are cut to `top` entries (0: all): threads
  * and groups ranked by time not running, sites by total time. Times are in
  * seconds in JSON, and in the unit that suits them (ns, us, ms, s) in text. */
-#ifndef GT_STAT_REPORT_H
-#define GT_STAT_REPORT_H
+#ifndef TOOLS_STAT_REPORT_H
+#define TOOLS_STAT_REPORT_H
 
 #include <stdio.h>
 
 #include "tools/stat_acct.h"
 
-/* gt_stat_report prints the text summary; name is the trace's name.
+/* tool_stat_report prints the text summary; name is the trace's name.
  * Returns 0, or -1 when out of memory (what fits is printed). */
-int gt_stat_report(FILE *out, const struct gt_stat *s, const char *name, unsigned top);
+int tool_stat_report(FILE *out, const struct tool_stat *s, const char *name, unsigned top);
 
-/* gt_stat_json prints the JSON object (one line per list entry) and a
+/* tool_stat_json prints the JSON object (one line per list entry) and a
  * newline; error is the message of a damaged trace, or NULL. Returns 0,
  * or -1 when out of memory (nothing is printed). */
-int gt_stat_json(FILE *out, const struct gt_stat *s, const char *name, unsigned top, const char *error);
+int tool_stat_json(FILE *out, const struct tool_stat *s, const char *name, unsigned top, const char *error);
 
-/* gt_stat_format_duration writes ns as "0", "812ns", "15.3us", "200.1ms",
+/* tool_stat_format_duration writes ns as "0", "812ns", "15.3us", "200.1ms",
  * "1.523s", "12.35s" or "123.4s" (at most 9 characters below 10^6 s). */
-const char *gt_stat_format_duration(uint64_t ns, char *buf, size_t len);
+const char *tool_stat_format_duration(uint64_t ns, char *buf, size_t len);
 
 #endif

@@ -3,7 +3,7 @@
 
 #include <stdio.h>
 
-const char *gt_human_bytes(uint64_t v, char *buf, size_t len)
+const char *tool_human_bytes(uint64_t v, char *buf, size_t len)
 {
 	static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
 	double d = (double)v;

@@ -72,11 +72,11 @@ static FILE *fuzz_file(const uint8_t *data, size_t n)
 }
 
 /* fuzz_heap reads data with the heap accounting into a fresh *h. */
-static int fuzz_heap(struct gt_heap *h, FILE *f)
+static int fuzz_heap(struct tool_heap *h, FILE *f)
 {
-	if (gt_heap_init(h) || !f)
+	if (tool_heap_init(h) || !f)
 		abort();
-	int failed = gt_heap_read(h, f) != 0;
+	int failed = tool_heap_read(h, f) != 0;
 	fclose(f);
 	/* Invariants of the accounting. */
 	if (h->alloc_objects != h->free_objects + h->live_objects || h->live.n != h->live_objects ||
@@ -84,7 +84,7 @@ static int fuzz_heap(struct gt_heap *h, FILE *f)
 		abort();
 	/* The estimates: a weight is at least 1, nothing is negative, and no
 	 * live object left means exactly nothing live. */
-	const struct gt_hest *e = &h->est;
+	const struct tool_hest *e = &h->est;
 	if (!(e->alloc_objects >= (double)h->alloc_objects) || !(e->live_objects >= 0) || !(e->live_bytes >= 0) ||
 	    !(e->var_live_bytes >= 0) || !(h->peak_bytes >= 0) ||
 	    (h->live_objects == 0 && (e->live_objects != 0 || e->live_bytes != 0)) ||
@@ -117,7 +117,7 @@ static int fuzz_one(const uint8_t *data, size_t n)
 
 	/* The accounting twice: payloads kept in memory (a FILE without a
 	 * descriptor), then read again from a regular file; same results. */
-	struct gt_heap *h = malloc(sizeof *h), *h2 = malloc(sizeof *h2);
+	struct tool_heap *h = malloc(sizeof *h), *h2 = malloc(sizeof *h2);
 	if (!h || !h2)
 		abort();
 	int failed = fuzz_heap(h, fuzz_open(data, n));
@@ -129,22 +129,22 @@ static int fuzz_one(const uint8_t *data, size_t n)
 		    h->peak_bytes != h2->peak_bytes || h->sites.nsites != h2->sites.nsites ||
 		    h->est.alloc_bytes != h2->est.alloc_bytes || h->est.live_bytes != h2->est.live_bytes)
 			abort();
-		gt_heap_free(h2);
+		tool_heap_release(h2);
 	}
 	free(h2);
 
-	gt_heap_report(null, h, "fuzz", 3);
-	struct gt_pprof p;
-	if (gt_heap_pprof(h, "fuzz", &p) == 0) {
+	tool_heap_report(null, h, "fuzz", 3);
+	struct tool_pprof p;
+	if (tool_heap_pprof(h, "fuzz", &p) == 0) {
 		if (p.out.len < (1u << 20)) {
 			uint8_t *gz;
 			size_t len;
-			if (gt_gzip(p.out.buf, p.out.len, &gz, &len) == 0)
+			if (tool_gzip(p.out.buf, p.out.len, &gz, &len) == 0)
 				free(gz);
 		}
-		gt_pprof_free(&p);
+		tool_pprof_free(&p);
 	}
-	gt_heap_free(h);
+	tool_heap_release(h);
 	free(h);
 	return failed;
 }

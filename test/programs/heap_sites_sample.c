@@ -52,7 +52,7 @@ static void *grow(void *p, size_t *cap, size_t need, size_t size)
 /* What a generation holds: its types, address rule, largest string id. */
 struct gen {
 	uint64_t gen;
-	struct gt_hmap types; /* type id -> size */
+	struct tool_hmap types; /* type id -> size */
 	bool info;
 	uint64_t min_addr, align;
 	uint64_t max_string;
@@ -72,7 +72,7 @@ static struct gen *gen_of(uint64_t g)
 	struct gen *n = &gens[ngens++];
 	memset(n, 0, sizeof *n);
 	n->gen = g;
-	gt_hmap_init(&n->types);
+	tool_hmap_init(&n->types);
 	return n;
 }
 
@@ -161,7 +161,7 @@ static void pass1(void)
 						die("malformed AllocFree type", NULL);
 					pos += (size_t)nlen;
 					bool fresh;
-					struct gt_hmap_entry *e = gt_hmap_put(&g->types, id, &fresh);
+					struct tool_hmap_entry *e = tool_hmap_put(&g->types, id, &fresh);
 					if (!e)
 						die("out of memory", NULL);
 					if (fresh)
@@ -190,10 +190,10 @@ static void pass1(void)
 
 /* decide drops allocations by p(s) and frees of objects not kept; the
  * offsets of the dropped events go into *dropped. */
-static void decide(uint64_t mean, struct gt_hmap *dropped, uint64_t *kept_allocs)
+static void decide(uint64_t mean, struct tool_hmap *dropped, uint64_t *kept_allocs)
 {
-	struct gt_hmap live; /* address -> 1: kept objects */
-	gt_hmap_init(&live);
+	struct tool_hmap live; /* address -> 1: kept objects */
+	tool_hmap_init(&live);
 	/* a generation without an info batch keeps the rule before it */
 	uint64_t min_addr = 0, align = 8;
 	for (size_t i = 0; i < ngens; i++) {
@@ -211,27 +211,27 @@ static void decide(uint64_t mean, struct gt_hmap *dropped, uint64_t *kept_allocs
 		uint64_t addr = g->min_addr + e->id * g->align;
 		bool keep;
 		if (e->alloc) {
-			const struct gt_hmap_entry *t = e->type ? gt_hmap_get(&g->types, e->type) : NULL;
+			const struct tool_hmap_entry *t = e->type ? tool_hmap_get(&g->types, e->type) : NULL;
 			uint64_t size = t ? t->val : 0;
 			keep = uniform() < -expm1(-(double)size / (double)mean);
 			if (keep) {
 				bool fresh;
-				if (!gt_hmap_put(&live, addr, &fresh))
+				if (!tool_hmap_put(&live, addr, &fresh))
 					die("out of memory", NULL);
 				++*kept_allocs;
 			} else {
-				gt_hmap_del(&live, addr, NULL); /* a kept object whose free was missed */
+				tool_hmap_del(&live, addr, NULL); /* a kept object whose free was missed */
 			}
 		} else {
-			keep = gt_hmap_del(&live, addr, NULL);
+			keep = tool_hmap_del(&live, addr, NULL);
 		}
 		if (!keep) {
 			bool fresh;
-			if (!gt_hmap_put(dropped, e->offset, &fresh))
+			if (!tool_hmap_put(dropped, e->offset, &fresh))
 				die("out of memory", NULL);
 		}
 	}
-	gt_hmap_free(&live);
+	tool_hmap_free(&live);
 }
 
 static FILE *out;
@@ -258,7 +258,7 @@ static void statement(struct gen *g, uint64_t mean)
 }
 
 /* pass2 copies the trace, dropping events and adding the statements. */
-static void pass2(uint64_t mean, const struct gt_hmap *dropped)
+static void pass2(uint64_t mean, const struct tool_hmap *dropped)
 {
 	FILE *f;
 	struct gt_reader *r = open_reader(&f);
@@ -286,7 +286,7 @@ static void pass2(uint64_t mean, const struct gt_hmap *dropped)
 			struct gt_event ev;
 			gt_events_begin(&c, &b);
 			while (!rewrite && gt_events_next(&c, &ev) > 0)
-				rewrite = gt_hmap_get(dropped, ev.offset) != NULL;
+				rewrite = tool_hmap_get(dropped, ev.offset) != NULL;
 		}
 		if (!rewrite) {
 			put(in + b.offset, (size_t)(b.data_offset + b.len - b.offset));
@@ -297,7 +297,7 @@ static void pass2(uint64_t mean, const struct gt_hmap *dropped)
 			gt_batch_begin(&nb, batch_mem, sizeof batch_mem, b.gen, b.m, b.base_ts);
 			gt_events_begin(&c, &b);
 			while (gt_events_next(&c, &ev) > 0)
-				if (!gt_hmap_get(dropped, ev.offset))
+				if (!tool_hmap_get(dropped, ev.offset))
 					gt_batch_event(&nb, ev.type, ev.ts, (unsigned)ev.nargs, ev.args);
 			put(batch_mem, gt_batch_finish(&nb));
 		}
@@ -333,8 +333,8 @@ int main(int argc, char **argv)
 	fclose(f);
 
 	pass1();
-	struct gt_hmap dropped;
-	gt_hmap_init(&dropped);
+	struct tool_hmap dropped;
+	tool_hmap_init(&dropped);
 	uint64_t kept = 0;
 	decide(mean, &dropped, &kept);
 	if (!(out = fopen(argv[2], "wb")))

@@ -16,8 +16,8 @@ Test(heap_map, random_operations_match_a_reference)
 	enum { KEYS = 3000 };
 	static uint64_t ref[KEYS];
 	static bool in[KEYS];
-	struct gt_hmap m;
-	gt_hmap_init(&m);
+	struct tool_hmap m;
+	tool_hmap_init(&m);
 	srand(7);
 	/* Keys that collide a lot: multiples of a large power of two, plus the extremes. */
 	uint64_t key[KEYS];
@@ -30,19 +30,19 @@ Test(heap_map, random_operations_match_a_reference)
 		int op = rand() % 3;
 		if (op == 0) {
 			bool fresh;
-			struct gt_hmap_entry *e = gt_hmap_put(&m, key[i], &fresh);
+			struct tool_hmap_entry *e = tool_hmap_put(&m, key[i], &fresh);
 			cr_assert_not_null(e);
 			cr_assert_eq(fresh, !in[i]);
 			e->val = ref[i] = (uint64_t)step;
 			in[i] = true;
 		} else if (op == 1) {
-			struct gt_hmap_entry out;
-			cr_assert_eq(gt_hmap_del(&m, key[i], &out), in[i]);
+			struct tool_hmap_entry out;
+			cr_assert_eq(tool_hmap_del(&m, key[i], &out), in[i]);
 			if (in[i])
 				cr_assert_eq(out.val, ref[i]);
 			in[i] = false;
 		} else {
-			struct gt_hmap_entry *e = gt_hmap_get(&m, key[i]);
+			struct tool_hmap_entry *e = tool_hmap_get(&m, key[i]);
 			cr_assert_eq(e != NULL, in[i], "key %d", i);
 			if (e)
 				cr_assert_eq(e->val, ref[i]);
@@ -52,56 +52,56 @@ Test(heap_map, random_operations_match_a_reference)
 	for (int i = 0; i < KEYS; i++)
 		n += in[i];
 	cr_assert_eq(m.n, n);
-	gt_hmap_clear(&m);
+	tool_hmap_clear(&m);
 	cr_assert_eq(m.n, 0);
-	cr_assert_null(gt_hmap_get(&m, key[0]));
-	gt_hmap_free(&m);
+	cr_assert_null(tool_hmap_get(&m, key[0]));
+	tool_hmap_free(&m);
 }
 
 /* ---- site interning ---- */
 
 Test(heap_sites, equal_frames_are_one_site)
 {
-	struct gt_sites s;
-	cr_assert_eq(gt_sites_init(&s), 0);
-	cr_assert_eq(gt_sites_string(&s, "", 0), 0);
-	uint32_t f1 = gt_sites_string(&s, "leak_fn", 7), f2 = gt_sites_string(&s, "main", 4);
-	uint32_t file = gt_sites_string(&s, "a.c", 3);
-	cr_assert_eq(gt_sites_string(&s, "leak_fn", 7), f1);
+	struct tool_sites s;
+	cr_assert_eq(tool_sites_init(&s), 0);
+	cr_assert_eq(tool_sites_string(&s, "", 0), 0);
+	uint32_t f1 = tool_sites_string(&s, "leak_fn", 7), f2 = tool_sites_string(&s, "main", 4);
+	uint32_t file = tool_sites_string(&s, "a.c", 3);
+	cr_assert_eq(tool_sites_string(&s, "leak_fn", 7), f1);
 	cr_assert_neq(f1, f2);
-	cr_assert_str_eq(gt_sites_str(&s, f2), "main");
+	cr_assert_str_eq(tool_sites_str(&s, f2), "main");
 
 	/* A frame is (function, file, line); the first PC is kept. */
-	uint32_t a = gt_sites_frame(&s, f1, file, 20, 0x1000);
-	cr_assert_eq(gt_sites_frame(&s, f1, file, 20, 0x2000), a);
+	uint32_t a = tool_sites_frame(&s, f1, file, 20, 0x1000);
+	cr_assert_eq(tool_sites_frame(&s, f1, file, 20, 0x2000), a);
 	cr_assert_eq(s.frames[a].pc, 0x1000);
-	uint32_t b = gt_sites_frame(&s, f2, file, 50, 0x3000);
-	cr_assert_neq(gt_sites_frame(&s, f1, file, 21, 0x1000), a);
+	uint32_t b = tool_sites_frame(&s, f2, file, 50, 0x3000);
+	cr_assert_neq(tool_sites_frame(&s, f1, file, 21, 0x1000), a);
 	/* Unnamed frames stay apart by PC. */
-	uint32_t u1 = gt_sites_frame(&s, 0, 0, 0, 0x10), u2 = gt_sites_frame(&s, 0, 0, 0, 0x20);
+	uint32_t u1 = tool_sites_frame(&s, 0, 0, 0, 0x10), u2 = tool_sites_frame(&s, 0, 0, 0, 0x20);
 	cr_assert_neq(u1, u2);
-	cr_assert_eq(gt_sites_frame(&s, 0, 0, 0, 0x10), u1);
+	cr_assert_eq(tool_sites_frame(&s, 0, 0, 0, 0x10), u1);
 
 	uint32_t ab[] = { a, b }, ba[] = { b, a };
-	uint32_t s1 = gt_sites_site(&s, ab, 2);
-	cr_assert_eq(gt_sites_site(&s, ab, 2), s1);
-	cr_assert_neq(gt_sites_site(&s, ba, 2), s1);
-	cr_assert_neq(gt_sites_site(&s, ab, 1), s1);
-	uint32_t none = gt_sites_site(&s, NULL, 0);
-	cr_assert_eq(gt_sites_site(&s, NULL, 0), none);
+	uint32_t s1 = tool_sites_site(&s, ab, 2);
+	cr_assert_eq(tool_sites_site(&s, ab, 2), s1);
+	cr_assert_neq(tool_sites_site(&s, ba, 2), s1);
+	cr_assert_neq(tool_sites_site(&s, ab, 1), s1);
+	uint32_t none = tool_sites_site(&s, NULL, 0);
+	cr_assert_eq(tool_sites_site(&s, NULL, 0), none);
 	cr_assert_eq(s.sites[s1].nframes, 2);
-	cr_assert_eq(gt_sites_site_frames(&s, s1)[1], b);
+	cr_assert_eq(tool_sites_site_frames(&s, s1)[1], b);
 
 	/* Many strings: the index keeps working as it grows. */
 	char buf[32];
 	for (int i = 0; i < 5000; i++) {
 		int n = snprintf(buf, sizeof buf, "fn%d", i);
-		uint32_t k = gt_sites_string(&s, buf, (size_t)n);
-		cr_assert_eq(gt_sites_string(&s, buf, (size_t)n), k);
-		cr_assert_str_eq(gt_sites_str(&s, k), buf);
+		uint32_t k = tool_sites_string(&s, buf, (size_t)n);
+		cr_assert_eq(tool_sites_string(&s, buf, (size_t)n), k);
+		cr_assert_str_eq(tool_sites_str(&s, k), buf);
 	}
-	cr_assert_eq(gt_sites_string(&s, "leak_fn", 7), f1);
-	gt_sites_free(&s);
+	cr_assert_eq(tool_sites_string(&s, "leak_fn", 7), f1);
+	tool_sites_free(&s);
 }
 
 /* ---- synthetic traces ---- */
@@ -111,18 +111,18 @@ Test(heap_sites, equal_frames_are_one_site)
 #define CHURN_SIZE 32
 
 static uint8_t mem[1 << 20];
-static struct gt_heap *heap;
+static struct tool_heap *heap;
 
 static void setup(void)
 {
 	heap = malloc(sizeof *heap);
 	cr_assert_not_null(heap);
-	cr_assert_eq(gt_heap_init(heap), 0);
+	cr_assert_eq(tool_heap_init(heap), 0);
 }
 
 static void teardown(void)
 {
-	gt_heap_free(heap);
+	tool_heap_release(heap);
 	free(heap);
 }
 
@@ -194,18 +194,18 @@ static int read_mem(size_t len)
 	struct hx t = { .buf = mem, .len = len, .cap = sizeof mem };
 	FILE *f = hx_file(&t);
 	cr_assert_not_null(f);
-	int rc = gt_heap_read(heap, f);
+	int rc = tool_heap_read(heap, f);
 	fclose(f);
 	return rc;
 }
 
 /* site_of finds the site whose second frame is function fn. */
-static const struct gt_hsite *site_of(const char *fn)
+static const struct tool_hsite *site_of(const char *fn)
 {
-	const struct gt_sites *s = &heap->sites;
+	const struct tool_sites *s = &heap->sites;
 	for (uint32_t i = 0; i < s->nsites; i++) {
-		const struct gt_hsite *t = &s->sites[i];
-		if (t->nframes >= 2 && strcmp(gt_sites_str(s, s->frames[gt_sites_site_frames(s, i)[1]].func), fn) == 0)
+		const struct tool_hsite *t = &s->sites[i];
+		if (t->nframes >= 2 && strcmp(tool_sites_str(s, s->frames[tool_sites_site_frames(s, i)[1]].func), fn) == 0)
 			return t;
 	}
 	return NULL;
@@ -241,7 +241,7 @@ static void check_leak_and_churn(int format, double t0_off)
 
 	/* Two sites across three generations of different ids. */
 	cr_assert_eq(heap->sites.nsites, 2);
-	const struct gt_hsite *leak = site_of("leak_fn"), *churn = site_of("churn_fn");
+	const struct tool_hsite *leak = site_of("leak_fn"), *churn = site_of("churn_fn");
 	cr_assert_not_null(leak);
 	cr_assert_not_null(churn);
 	cr_assert_eq(leak->live_bytes, 30 * LEAK_SIZE);
@@ -272,7 +272,7 @@ Test(heap_acct, leaks_and_churn_across_generations_format26, .init = setup, .fin
 
 Test(heap_acct, batches_fed_one_by_one_are_kept_in_memory, .init = setup, .fini = teardown)
 {
-	/* Without a file to read again, gt_heap_batch copies the payloads. */
+	/* Without a file to read again, tool_heap_batch copies the payloads. */
 	struct hx t = { .buf = mem, .len = leak_and_churn(GT_FORMAT_26, 3, false) };
 	FILE *f = hx_file(&t);
 	struct gt_reader *r = malloc(sizeof *r);
@@ -280,12 +280,12 @@ Test(heap_acct, batches_fed_one_by_one_are_kept_in_memory, .init = setup, .fini 
 	int rc;
 	cr_assert_eq(gt_reader_init(r, f), 0);
 	while ((rc = gt_reader_next(r, &b)) > 0) {
-		cr_assert_eq(gt_heap_batch(heap, &b), 0, "%s", heap->err);
+		cr_assert_eq(tool_heap_batch(heap, &b), 0, "%s", heap->err);
 		/* the reader's buffer is reused: scribble over it */
 		memset(r->buf, 0xee, b.len);
 	}
 	cr_assert_eq(rc, 0, "%s", r->err);
-	cr_assert_eq(gt_heap_end(heap), 0, "%s", heap->err);
+	cr_assert_eq(tool_heap_end(heap), 0, "%s", heap->err);
 	fclose(f);
 	free(r);
 	check_leak_and_churn(GT_FORMAT_26, 1e-9);
@@ -374,7 +374,7 @@ Test(heap_acct, realloc_is_a_free_and_an_alloc, .init = setup, .fini = teardown)
 	cr_assert_eq(heap->live_bytes, 128);
 	cr_assert_eq(heap->peak_bytes, 128);
 	cr_assert(fabs(heap->peak_time - 32e-9) < 1e-12, "%.9f", heap->peak_time); /* base T(1) - 1 */
-	const struct gt_hsite *leak = site_of("leak_fn");
+	const struct tool_hsite *leak = site_of("leak_fn");
 	cr_assert_eq(leak->min_size, 48);
 	cr_assert_eq(leak->max_size, 128);
 	cr_assert_eq(heap->sites.nsites, 1);
@@ -428,8 +428,8 @@ Test(heap_acct, object_ids_are_addresses_from_each_generations_info, .init = set
 	cr_assert_eq(heap->unknown_frees, 0);
 
 	/* With another alignment in generation 2, id 3 is the address 48. */
-	gt_heap_free(heap);
-	cr_assert_eq(gt_heap_init(heap), 0);
+	tool_heap_release(heap);
+	cr_assert_eq(tool_heap_init(heap), 0);
 	hx_begin(&t, mem, sizeof mem, GT_FORMAT_23);
 	hx_sync(&t, 1, T(1));
 	tables(&t, 1);
@@ -444,8 +444,8 @@ Test(heap_acct, object_ids_are_addresses_from_each_generations_info, .init = set
 	cr_assert_eq(heap->align, 16);
 
 	/* Without an info batch a generation inherits the previous one. */
-	gt_heap_free(heap);
-	cr_assert_eq(gt_heap_init(heap), 0);
+	tool_heap_release(heap);
+	cr_assert_eq(tool_heap_init(heap), 0);
 	hx_begin(&t, mem, sizeof mem, GT_FORMAT_23);
 	hx_sync(&t, 1, T(1));
 	hx_info(&t, 1, 0, 16);
@@ -517,8 +517,8 @@ Test(heap_acct, malformed_allocfree_payload_is_an_error, .init = setup, .fini = 
 		{ "\x00\x01\x02\x03\x04\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01", 16, "invalid uvarint" },
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-		gt_heap_free(heap);
-		cr_assert_eq(gt_heap_init(heap), 0);
+		tool_heap_release(heap);
+		cr_assert_eq(tool_heap_init(heap), 0);
 		gt_batch_begin_exp(&b, tmp, sizeof tmp, GT_EXP_ALLOCFREE, 1, GT_NO_THREAD, 1);
 		gt_batch_bytes(&b, bad[i].payload, bad[i].len);
 		n = gt_batch_finish(&b);
@@ -543,7 +543,7 @@ Test(heap_acct, no_heap_events, .init = setup, .fini = teardown)
 	char *text = NULL;
 	size_t len = 0;
 	FILE *out = open_memstream(&text, &len);
-	gt_heap_report(out, heap, "x.trace", 10);
+	tool_heap_report(out, heap, "x.trace", 10);
 	fclose(out);
 	cr_assert(strstr(text, "No heap events"), "%s", text);
 	free(text);
@@ -557,7 +557,7 @@ Test(heap_report, leaks_first_with_their_frames, .init = setup, .fini = teardown
 	char *text = NULL;
 	size_t len = 0;
 	FILE *out = open_memstream(&text, &len);
-	gt_heap_report(out, heap, "x.trace", 1);
+	tool_heap_report(out, heap, "x.trace", 1);
 	fclose(out);
 
 	const char *leaks = strstr(text, "Live at the end (leaks) by allocation site (top 1 of 1 sites)");
@@ -594,29 +594,29 @@ Test(heap_report, leaks_first_with_their_frames, .init = setup, .fini = teardown
 
 Test(heap_report, allocation_functions_are_recognised)
 {
-	struct gt_sites s;
-	cr_assert_eq(gt_sites_init(&s), 0);
+	struct tool_sites s;
+	cr_assert_eq(tool_sites_init(&s), 0);
 	const char *names[] = { "malloc", "operator new(unsigned long)", "in_arena", "realloc", "_Znam",
 				"strdup", "user_fn", "main" };
 	uint32_t str[8], fr[8];
-	uint32_t libc = gt_sites_string(&s, "malloc.c", 8), user = gt_sites_string(&s, "u.c", 3);
+	uint32_t libc = tool_sites_string(&s, "malloc.c", 8), user = tool_sites_string(&s, "u.c", 3);
 	for (int i = 0; i < 8; i++)
-		str[i] = gt_sites_string(&s, names[i], strlen(names[i]));
+		str[i] = tool_sites_string(&s, names[i], strlen(names[i]));
 	/* [malloc, operator new, user_fn, main] -> 2 */
-	uint32_t a[] = { gt_sites_frame(&s, str[0], libc, 1, 1), gt_sites_frame(&s, str[1], libc, 2, 2),
-			 gt_sites_frame(&s, str[6], user, 3, 3), gt_sites_frame(&s, str[7], user, 4, 4) };
-	cr_assert_eq(gt_heap_alloc_frames(&s, gt_sites_site(&s, a, 4)), 2);
+	uint32_t a[] = { tool_sites_frame(&s, str[0], libc, 1, 1), tool_sites_frame(&s, str[1], libc, 2, 2),
+			 tool_sites_frame(&s, str[6], user, 3, 3), tool_sites_frame(&s, str[7], user, 4, 4) };
+	cr_assert_eq(tool_heap_alloc_frames(&s, tool_sites_site(&s, a, 4)), 2);
 	/* [in_arena (inlined, same file as realloc), realloc, main] -> 2 */
-	uint32_t b[] = { gt_sites_frame(&s, str[2], libc, 5, 5), gt_sites_frame(&s, str[3], libc, 6, 6),
-			 gt_sites_frame(&s, str[7], user, 4, 4) };
-	cr_assert_eq(gt_heap_alloc_frames(&s, gt_sites_site(&s, b, 3)), 2);
+	uint32_t b[] = { tool_sites_frame(&s, str[2], libc, 5, 5), tool_sites_frame(&s, str[3], libc, 6, 6),
+			 tool_sites_frame(&s, str[7], user, 4, 4) };
+	cr_assert_eq(tool_heap_alloc_frames(&s, tool_sites_site(&s, b, 3)), 2);
 	/* [user_fn, main] -> 0; [malloc] alone keeps its frame -> 0 */
-	cr_assert_eq(gt_heap_alloc_frames(&s, gt_sites_site(&s, a + 2, 2)), 0);
-	cr_assert_eq(gt_heap_alloc_frames(&s, gt_sites_site(&s, a, 1)), 0);
+	cr_assert_eq(tool_heap_alloc_frames(&s, tool_sites_site(&s, a + 2, 2)), 0);
+	cr_assert_eq(tool_heap_alloc_frames(&s, tool_sites_site(&s, a, 1)), 0);
 	/* [_Znam, strdup, user_fn] -> 2 */
-	fr[0] = gt_sites_frame(&s, str[4], libc, 7, 7);
-	fr[1] = gt_sites_frame(&s, str[5], libc, 8, 8);
+	fr[0] = tool_sites_frame(&s, str[4], libc, 7, 7);
+	fr[1] = tool_sites_frame(&s, str[5], libc, 8, 8);
 	fr[2] = a[2];
-	cr_assert_eq(gt_heap_alloc_frames(&s, gt_sites_site(&s, fr, 3)), 2);
-	gt_sites_free(&s);
+	cr_assert_eq(tool_heap_alloc_frames(&s, tool_sites_site(&s, fr, 3)), 2);
+	tool_sites_free(&s);
 }

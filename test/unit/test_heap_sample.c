@@ -22,7 +22,7 @@
 static int parse(const char *s, uint64_t *mean)
 {
 	*mean = 12345;
-	return gt_heap_sample_parse(s, strlen(s), mean);
+	return tool_heap_sample_parse(s, strlen(s), mean);
 }
 
 Test(heap_sample, statement_is_parsed)
@@ -36,7 +36,7 @@ Test(heap_sample, statement_is_parsed)
 	cr_assert_eq(m, 0);
 	/* Not NUL-terminated: only len bytes count. */
 	const char *s = "gotrace.heap sample_bytes=20489";
-	cr_assert_eq(gt_heap_sample_parse(s, strlen(s) - 1, &m), 1);
+	cr_assert_eq(tool_heap_sample_parse(s, strlen(s) - 1, &m), 1);
 	cr_assert_eq(m, 2048);
 
 	static const char *const bad[] = {
@@ -55,42 +55,42 @@ Test(heap_sample, weights_follow_the_formulas)
 {
 	const double e = exp(1);
 	/* s = M: p = 1 - 1/e */
-	cr_assert(close_to(gt_heap_sample_p(2048, 2048), 1 - 1 / e, 1e-15));
-	cr_assert(close_to(gt_heap_sample_weight(2048, 2048), 1 / (1 - 1 / e), 1e-15));
-	cr_assert(close_to(gt_heap_sample_weight(16, 2048), 1 / (1 - exp(-16.0 / 2048)), 1e-12));
+	cr_assert(close_to(tool_heap_sample_p(2048, 2048), 1 - 1 / e, 1e-15));
+	cr_assert(close_to(tool_heap_sample_weight(2048, 2048), 1 / (1 - 1 / e), 1e-15));
+	cr_assert(close_to(tool_heap_sample_weight(16, 2048), 1 / (1 - exp(-16.0 / 2048)), 1e-12));
 	/* tiny s/M keeps its precision: p = x - x^2/2 + ... */
 	double x = 1.0 / (1 << 20);
-	cr_assert(close_to(gt_heap_sample_p(1, 1 << 20), x - x * x / 2, 1e-12));
-	cr_assert(close_to(gt_heap_sample_weight(1, 1 << 20), (double)(1 << 20) + 0.5, 1e-9));
+	cr_assert(close_to(tool_heap_sample_p(1, 1 << 20), x - x * x / 2, 1e-12));
+	cr_assert(close_to(tool_heap_sample_weight(1, 1 << 20), (double)(1 << 20) + 0.5, 1e-9));
 	/* large objects are always recorded */
-	cr_assert(close_to(gt_heap_sample_weight(65536, 2048), 1, 1e-12));
+	cr_assert(close_to(tool_heap_sample_weight(65536, 2048), 1, 1e-12));
 	/* every allocation recorded, or size 0: weight 1, no variance */
-	cr_assert_eq(gt_heap_sample_p(48, 0), 1);
-	cr_assert_eq(gt_heap_sample_weight(48, 0), 1);
-	cr_assert_eq(gt_heap_sample_weight(0, 2048), 1);
-	cr_assert_eq(gt_heap_sample_var(48, 0, 48), 0);
-	cr_assert_eq(gt_heap_sample_var(0, 2048, 1), 0);
-	cr_assert_eq(gt_heap_sample_rse(48, 100, 0), 0);
-	cr_assert_eq(gt_heap_sample_seen(1, 0), 1);
-	cr_assert_eq(gt_heap_sample_seen(0, 2048), 0);
+	cr_assert_eq(tool_heap_sample_p(48, 0), 1);
+	cr_assert_eq(tool_heap_sample_weight(48, 0), 1);
+	cr_assert_eq(tool_heap_sample_weight(0, 2048), 1);
+	cr_assert_eq(tool_heap_sample_var(48, 0, 48), 0);
+	cr_assert_eq(tool_heap_sample_var(0, 2048, 1), 0);
+	cr_assert_eq(tool_heap_sample_rse(48, 100, 0), 0);
+	cr_assert_eq(tool_heap_sample_seen(1, 0), 1);
+	cr_assert_eq(tool_heap_sample_seen(0, 2048), 0);
 
 	/* var: x^2 (1-p)/p^2; rse of n objects: sqrt((1-p)/(n p)) */
-	double p = gt_heap_sample_p(100, 2048);
-	cr_assert(close_to(gt_heap_sample_var(100, 2048, 100), 100.0 * 100 * (1 - p) / (p * p), 1e-12));
-	cr_assert(close_to(gt_heap_sample_rse(100, 500, 2048), sqrt((1 - p) / (500 * p)), 1e-12));
+	double p = tool_heap_sample_p(100, 2048);
+	cr_assert(close_to(tool_heap_sample_var(100, 2048, 100), 100.0 * 100 * (1 - p) / (p * p), 1e-12));
+	cr_assert(close_to(tool_heap_sample_rse(100, 500, 2048), sqrt((1 - p) / (500 * p)), 1e-12));
 	/* Expected recorded variance over n objects, over the squared total,
 	 * is the rse squared: n p x^2 (1-p)/p^2 / (n x)^2 = (1-p)/(n p). */
 	double n = 500;
-	cr_assert(close_to(n * p * gt_heap_sample_var(100, 2048, 100) / (n * 100 * n * 100),
-			   pow(gt_heap_sample_rse(100, n, 2048), 2), 1e-12));
+	cr_assert(close_to(n * p * tool_heap_sample_var(100, 2048, 100) / (n * 100 * n * 100),
+			   pow(tool_heap_sample_rse(100, n, 2048), 2), 1e-12));
 
 	/* A leak of n objects of s bytes is seen with 1-(1-p(s))^n = 1-exp(-ns/M). */
 	for (unsigned s = 8; s <= 8192; s *= 4) {
-		double q = gt_heap_sample_p(s, 2048);
-		cr_assert(close_to(gt_heap_sample_seen(100.0 * s, 2048), 1 - pow(1 - q, 100), 1e-9), "s = %u", s);
+		double q = tool_heap_sample_p(s, 2048);
+		cr_assert(close_to(tool_heap_sample_seen(100.0 * s, 2048), 1 - pow(1 - q, 100), 1e-9), "s = %u", s);
 	}
-	cr_assert(close_to(gt_heap_sample_seen(2048, 2048), 1 - 1 / e, 1e-15));
-	cr_assert(close_to(gt_heap_sample_seen(64, 2048), 0.0308, 0.01)); /* one 64-byte object: 3% */
+	cr_assert(close_to(tool_heap_sample_seen(2048, 2048), 1 - 1 / e, 1e-15));
+	cr_assert(close_to(tool_heap_sample_seen(64, 2048), 0.0308, 0.01)); /* one 64-byte object: 3% */
 }
 
 /* A reproducible uniform generator (splitmix64). */
@@ -118,7 +118,7 @@ Test(heap_sample, estimates_are_unbiased_with_the_stated_error)
 	rng_state = 1;
 	for (int i = 0; i < N; i++) {
 		size[i] = 16u << (i % 7); /* 16 B .. 1 KiB */
-		double p = gt_heap_sample_p(size[i], mean);
+		double p = tool_heap_sample_p(size[i], mean);
 		truth += (double)size[i];
 		var += (double)size[i] * (double)size[i] * (1 - p) / p;
 	}
@@ -126,10 +126,10 @@ Test(heap_sample, estimates_are_unbiased_with_the_stated_error)
 	for (int r = 0; r < R; r++) {
 		double est = 0, v = 0;
 		for (int i = 0; i < N; i++) {
-			if (uniform() >= gt_heap_sample_p(size[i], mean))
+			if (uniform() >= tool_heap_sample_p(size[i], mean))
 				continue;
-			est += (double)size[i] * gt_heap_sample_weight(size[i], mean);
-			v += gt_heap_sample_var(size[i], mean, (double)size[i]);
+			est += (double)size[i] * tool_heap_sample_weight(size[i], mean);
+			v += tool_heap_sample_var(size[i], mean, (double)size[i]);
 		}
 		sum += est;
 		sum2 += est * est;
@@ -148,18 +148,18 @@ Test(heap_sample, estimates_are_unbiased_with_the_stated_error)
 #define MEAN 1024
 
 static uint8_t mem[1 << 20];
-static struct gt_heap *heap;
+static struct tool_heap *heap;
 
 static void setup(void)
 {
 	heap = malloc(sizeof *heap);
 	cr_assert_not_null(heap);
-	cr_assert_eq(gt_heap_init(heap), 0);
+	cr_assert_eq(tool_heap_init(heap), 0);
 }
 
 static void teardown(void)
 {
-	gt_heap_free(heap);
+	tool_heap_release(heap);
 	free(heap);
 }
 
@@ -197,17 +197,17 @@ static int read_mem(size_t len)
 	struct hx t = { .buf = mem, .len = len, .cap = sizeof mem };
 	FILE *f = hx_file(&t);
 	cr_assert_not_null(f);
-	int rc = gt_heap_read(heap, f);
+	int rc = tool_heap_read(heap, f);
 	fclose(f);
 	return rc;
 }
 
-static const struct gt_hsite *site_of(const char *fn)
+static const struct tool_hsite *site_of(const char *fn)
 {
-	const struct gt_sites *s = &heap->sites;
+	const struct tool_sites *s = &heap->sites;
 	for (uint32_t i = 0; i < s->nsites; i++) {
-		const struct gt_hsite *t = &s->sites[i];
-		if (t->nframes >= 2 && strcmp(gt_sites_str(s, s->frames[gt_sites_site_frames(s, i)[1]].func), fn) == 0)
+		const struct tool_hsite *t = &s->sites[i];
+		if (t->nframes >= 2 && strcmp(tool_sites_str(s, s->frames[tool_sites_site_frames(s, i)[1]].func), fn) == 0)
 			return t;
 	}
 	return NULL;
@@ -215,7 +215,7 @@ static const struct gt_hsite *site_of(const char *fn)
 
 static double w(unsigned type, uint64_t mean)
 {
-	return gt_heap_sample_weight(SIZE[type], mean);
+	return tool_heap_sample_weight(SIZE[type], mean);
 }
 
 /* one_gen: 10 leaks of 48 B (ids 100..), 5 churn pairs of 32 B (id 7),
@@ -254,13 +254,13 @@ Test(heap_scale, each_recorded_allocation_counts_its_weight, .init = setup, .fin
 	cr_assert_eq(heap->alloc_objects, 17);
 	cr_assert_eq(heap->live_objects, 11);
 
-	const struct gt_hsite *leak = site_of("leak_fn"), *churn = site_of("churn_fn"), *big = site_of("big_fn");
+	const struct tool_hsite *leak = site_of("leak_fn"), *churn = site_of("churn_fn"), *big = site_of("big_fn");
 	cr_assert(leak && churn && big);
 	cr_assert(close_to(leak->est.alloc_objects, 10 * w(1, MEAN), 1e-12));
 	cr_assert(close_to(leak->est.alloc_bytes, 10 * 48 * w(1, MEAN), 1e-12));
 	cr_assert(close_to(leak->est.live_objects, 10 * w(1, MEAN), 1e-12));
 	cr_assert(close_to(leak->est.live_bytes, 10 * 48 * w(1, MEAN), 1e-12));
-	cr_assert(close_to(leak->est.var_live_bytes, 10 * gt_heap_sample_var(48, MEAN, 48), 1e-12));
+	cr_assert(close_to(leak->est.var_live_bytes, 10 * tool_heap_sample_var(48, MEAN, 48), 1e-12));
 	cr_assert(close_to(churn->est.alloc_objects, 5 * w(2, MEAN), 1e-12));
 	cr_assert(close_to(churn->est.alloc_bytes, 5 * 32 * w(2, MEAN), 1e-12));
 	cr_assert_eq(churn->est.live_objects, 0, "every recorded object freed: exactly 0");
@@ -291,8 +291,8 @@ Test(heap_scale, without_the_statement_the_figures_are_the_counts, .init = setup
 	cr_assert_eq(heap->peak_bytes, 10 * 48 + 2 * 4096);
 	cr_assert_eq(site_of("leak_fn")->est.live_bytes, 480);
 	/* sample_bytes=0 says the same */
-	gt_heap_free(heap);
-	cr_assert_eq(gt_heap_init(heap), 0);
+	tool_heap_release(heap);
+	cr_assert_eq(tool_heap_init(heap), 0);
 	cr_assert_eq(read_mem(one_gen("gotrace.heap sample_bytes=0")), 0, "%s", heap->err);
 	cr_assert_eq(heap->sampled_gens, 0);
 	cr_assert_eq(heap->est.alloc_bytes, 10 * 48 + 5 * 32 + 2 * 4096);
@@ -359,7 +359,7 @@ static void report(unsigned top, char **text)
 	size_t len = 0;
 	*text = NULL;
 	FILE *out = open_memstream(text, &len);
-	gt_heap_report(out, heap, "x.trace", top);
+	tool_heap_report(out, heap, "x.trace", top);
 	fclose(out);
 }
 
@@ -388,7 +388,7 @@ Test(heap_scale, the_report_says_sampled_and_estimated, .init = setup, .fini = t
 
 	/* Rows: rounded estimates and the s.e. of the first figure. */
 	char row[200], err[16];
-	const struct gt_hsite *leak = site_of("leak_fn");
+	const struct tool_hsite *leak = site_of("leak_fn");
 	double rse = sqrt(leak->est.var_live_bytes) / leak->est.live_bytes * 100;
 	snprintf(err, sizeof err, "%.1f%%", rse);
 	snprintf(row, sizeof row, "%12lld %10lld %6s  malloc, 48 B each\n", llround(10 * 48 * w(1, MEAN)),
@@ -397,7 +397,7 @@ Test(heap_scale, the_report_says_sampled_and_estimated, .init = setup, .fini = t
 	const char *r = strstr(leaks, row);
 	cr_assert(r && r < by_bytes, "missing row \"%s\" in the leaks:\n%s", row, text);
 	/* a 4 KiB object is recorded with p = 98%: the s.e. of one is sqrt(1-p) */
-	const struct gt_hsite *big = site_of("big_fn");
+	const struct tool_hsite *big = site_of("big_fn");
 	cr_assert(close_to(sqrt(big->est.var_live_bytes) / big->est.live_bytes, sqrt(exp(-4.0)), 1e-12));
 	snprintf(err, sizeof err, "%.1f%%", 100 * sqrt(big->est.var_live_bytes) / big->est.live_bytes);
 	snprintf(row, sizeof row, "%12lld %10lld %6s  malloc, 4096 B each\n", llround(4096 * w(3, MEAN)), 1ll, err);
@@ -446,21 +446,21 @@ Test(heap_scale, a_sampled_trace_without_recorded_leaks_says_what_it_misses, .in
 
 Test(heap_scale, stat_says_the_heap_events_are_sampled)
 {
-	struct gt_stat *st = malloc(sizeof *st);
+	struct tool_stat *st = malloc(sizeof *st);
 	cr_assert_not_null(st);
 	for (int sampled = 0; sampled <= 1; sampled++) {
 		size_t len = one_gen(sampled ? "gotrace.heap sample_bytes=1024" : "");
-		cr_assert_eq(gt_stat_init(st), 0);
+		cr_assert_eq(tool_stat_init(st), 0);
 		struct hx t = { .buf = mem, .len = len, .cap = sizeof mem };
 		FILE *f = hx_file(&t);
-		cr_assert_eq(gt_stat_read(st, f), 0, "%s", st->err);
+		cr_assert_eq(tool_stat_read(st, f), 0, "%s", st->err);
 		fclose(f);
-		gt_stat_finish(st);
+		tool_stat_finish(st);
 		cr_assert_eq(st->heap_sample_bytes, sampled ? 1024 : 0);
 		char *text = NULL;
 		size_t n = 0;
 		FILE *out = open_memstream(&text, &n);
-		gt_stat_report(out, st, "x.trace", 5);
+		tool_stat_report(out, st, "x.trace", 5);
 		fclose(out);
 		const char *line = "  heap events sampled: about one allocation per 1.0 KiB allocated recorded (mean 1024 B);\n";
 		if (sampled)
@@ -469,11 +469,11 @@ Test(heap_scale, stat_says_the_heap_events_are_sampled)
 			cr_assert_null(strstr(text, "sampled"), "%s", text);
 		free(text);
 		out = open_memstream(&text, &n);
-		gt_stat_json(out, st, "x.trace", 5, NULL);
+		tool_stat_json(out, st, "x.trace", 5, NULL);
 		fclose(out);
 		cr_assert(strstr(text, sampled ? "\"sample_bytes\": 1024," : "\"sample_bytes\": 0,"), "%s", text);
 		free(text);
-		gt_stat_free(st);
+		tool_stat_free(st);
 	}
 	free(st);
 }

@@ -140,6 +140,8 @@ Test(heap_sampling, set_membership_and_filter)
 	/* Every counter is back to 0. */
 	for (uint32_t i = 0; i < (1u << GT_HEAPSET_FILTER_BITS); i++)
 		cr_assert_eq(gt_heapset_filter[i], 0, "counter %u left at %u", i, gt_heapset_filter[i]);
+	for (uint32_t i = 0; i < (1u << GT_HEAPSET_FILTER_BITS) / 64; i++) /* and so is every bit */
+		cr_assert_eq(gt_heapset_bits[i], 0, "summary word %u left at %lx", i, (unsigned long)gt_heapset_bits[i]);
 	cr_assert_eq(gt_heapset_remove(NULL, &r, 0), 0);
 	cr_assert_eq(gt_heapset_insert(NULL, 1, 0), -1);
 }
@@ -191,4 +193,5 @@ Test(heap_sampling, marks_and_fill)
 	gt_heapset_fill();
 	cr_assert(gt_heapset_maybe((void *)0x1230));
 	memset((void *)gt_heapset_filter, 0, sizeof gt_heapset_filter);
+	memset((void *)gt_heapset_bits, 0, sizeof gt_heapset_bits);
 }

@@ -6,6 +6,7 @@
  * here, once (their static names do not clash). Make does not see these
  * includes: after editing one of these files, rebuild with
  * `touch test/unit/test_heap_sources.c` (or `make clean`). */
+#include "tools/gen_tables.c"
 #include "tools/gzip.c"
 #include "tools/heap_acct.c"
 #include "tools/heap_map.c"

@@ -12,14 +12,14 @@
 #include "tools/stat_acct.h"
 #include "tools/stat_report.h"
 
-static int parse(const char *s, struct gt_ident *id)
+static int parse(const char *s, struct tool_ident *id)
 {
-	return gt_ident_parse(s, strlen(s), id);
+	return tool_ident_parse(s, strlen(s), id);
 }
 
 Test(ident, parses_the_library_string)
 {
-	struct gt_ident id;
+	struct tool_ident id;
 	cr_assert_eq(parse("gotrace.process pid=4243 ppid=4242 cmd=/usr/lib/p7zip/7z a out.7z in", &id), 1);
 	cr_expect_eq(id.pid, 4243);
 	cr_expect_eq(id.ppid, 4242);
@@ -54,7 +54,7 @@ Test(ident, refuses_other_strings)
 		"GOTRACE.PROCESS pid=1 cmd=x", " gotrace.process pid=1 cmd=x",
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-		struct gt_ident id;
+		struct tool_ident id;
 		cr_expect_eq(parse(bad[i], &id), 0, "\"%s\" parsed", bad[i]);
 	}
 }
@@ -63,17 +63,17 @@ Test(ident, reads_only_len_bytes)
 {
 	/* Trace strings are not NUL-terminated: the bytes after len are not its. */
 	const char buf[] = "gotrace.process pid=42 ppid=1 cmd=abcGARBAGE";
-	struct gt_ident id;
-	cr_assert_eq(gt_ident_parse(buf, sizeof buf - 1 - 7, &id), 1);
+	struct tool_ident id;
+	cr_assert_eq(tool_ident_parse(buf, sizeof buf - 1 - 7, &id), 1);
 	cr_expect_str_eq(id.cmd, "abc");
-	cr_expect_eq(gt_ident_parse(buf, 22, &id), 1, "\"...pid=42\" is complete");
+	cr_expect_eq(tool_ident_parse(buf, 22, &id), 1, "\"...pid=42\" is complete");
 	cr_expect_eq(id.pid, 42);
-	cr_expect_eq(gt_ident_parse(buf, 21, &id), 1, "\"...pid=4\" is pid 4");
+	cr_expect_eq(tool_ident_parse(buf, 21, &id), 1, "\"...pid=4\" is pid 4");
 	cr_expect_eq(id.pid, 4);
-	cr_expect_eq(gt_ident_parse(buf, 19, &id), 0, "\"...pid\" has no value");
+	cr_expect_eq(tool_ident_parse(buf, 19, &id), 0, "\"...pid\" has no value");
 	/* A NUL byte inside the command does not end it. */
 	const char nul[] = "gotrace.process pid=5 cmd=a\0b";
-	cr_assert_eq(gt_ident_parse(nul, sizeof nul - 1, &id), 1);
+	cr_assert_eq(tool_ident_parse(nul, sizeof nul - 1, &id), 1);
 	cr_expect_str_eq(id.cmd, "a?b");
 }
 
@@ -82,17 +82,17 @@ Test(ident, long_command_lines_are_cut)
 	char *s = malloc(4000);
 	int n = snprintf(s, 4000, "gotrace.process pid=5 ppid=4 cmd=");
 	memset(s + n, 'a', 3000);
-	struct gt_ident id;
-	cr_assert_eq(gt_ident_parse(s, (size_t)n + 3000, &id), 1);
+	struct tool_ident id;
+	cr_assert_eq(tool_ident_parse(s, (size_t)n + 3000, &id), 1);
 	cr_expect(id.cmd_cut);
-	cr_expect_eq(strlen(id.cmd), GT_IDENT_CMD_MAX);
+	cr_expect_eq(strlen(id.cmd), TOOL_IDENT_CMD_MAX);
 	free(s);
 }
 
 static void expect_program(const char *cmd, size_t width, const char *want)
 {
 	char buf[4 * 64 + 1];
-	gt_ident_program(cmd, buf, width);
+	tool_ident_program(cmd, buf, width);
 	cr_expect_str_eq(buf, want, "program(\"%s\", %zu)", cmd, width);
 }
 
@@ -117,13 +117,13 @@ Test(ident, program_column)
 Test(ident, sanitize)
 {
 	char buf[64];
-	gt_ident_sanitize("abc\ndef", buf, sizeof buf, 10);
+	tool_ident_sanitize("abc\ndef", buf, sizeof buf, 10);
 	cr_expect_str_eq(buf, "abc?def");
-	gt_ident_sanitize("abcdefghijk", buf, sizeof buf, 10);
+	tool_ident_sanitize("abcdefghijk", buf, sizeof buf, 10);
 	cr_expect_str_eq(buf, "abcdefg...");
-	gt_ident_sanitize("abcdefghij", buf, sizeof buf, 10);
+	tool_ident_sanitize("abcdefghij", buf, sizeof buf, 10);
 	cr_expect_str_eq(buf, "abcdefghij");
-	gt_ident_sanitize("abcdefghijk", buf, 6, 100); /* the buffer is the limit */
+	tool_ident_sanitize("abcdefghijk", buf, 6, 100); /* the buffer is the limit */
 	cr_expect_eq(strlen(buf) < 6, 1);
 }
 
@@ -131,43 +131,43 @@ Test(ident, sanitize)
 
 static uint8_t mem[1 << 20];
 
-static struct gt_probe probe_bytes(const void *bytes, size_t n)
+static struct tool_probe probe_bytes(const void *bytes, size_t n)
 {
-	struct gt_probe p;
+	struct tool_probe p;
 	FILE *f = tmpfile();
 	cr_assert_not_null(f);
 	cr_assert_eq(fwrite(bytes, 1, n, f), n);
 	rewind(f);
-	gt_probe_stream(f, &p);
+	tool_probe_stream(f, &p);
 	fclose(f);
 	return p;
 }
 
 Test(probe, files_that_are_no_traces)
 {
-	struct gt_probe p = probe_bytes("", 0);
-	cr_expect_eq(p.kind, GT_PROBE_EMPTY);
+	struct tool_probe p = probe_bytes("", 0);
+	cr_expect_eq(p.kind, TOOL_PROBE_EMPTY);
 	p = probe_bytes("go 1.23 trace\0\0\0", 16);
-	cr_expect_eq(p.kind, GT_PROBE_HEADER_ONLY, "%d: %s", p.kind, p.err);
+	cr_expect_eq(p.kind, TOOL_PROBE_HEADER_ONLY, "%d: %s", p.kind, p.err);
 	cr_expect_eq(p.version, 23);
 	p = probe_bytes("hello, this is not a trace\n", 27);
-	cr_expect_eq(p.kind, GT_PROBE_NOT_TRACE);
+	cr_expect_eq(p.kind, TOOL_PROBE_NOT_TRACE);
 	cr_expect(strstr(p.err, "not a Go execution trace") != NULL, "%s", p.err);
 	p = probe_bytes("go 1.23 tr", 10);
-	cr_expect_eq(p.kind, GT_PROBE_NOT_TRACE);
+	cr_expect_eq(p.kind, TOOL_PROBE_NOT_TRACE);
 	p = probe_bytes("go 1.23 trace\0\0\0\x42", 17);
-	cr_expect_eq(p.kind, GT_PROBE_MALFORMED, "%d: %s", p.kind, p.err);
-	cr_expect_str_eq(gt_probe_kind_word(GT_PROBE_HEADER_ONLY), "header only");
-	cr_expect_null(gt_probe_kind_why(GT_PROBE_TRACE));
-	cr_expect_not_null(gt_probe_kind_why(GT_PROBE_EMPTY));
+	cr_expect_eq(p.kind, TOOL_PROBE_MALFORMED, "%d: %s", p.kind, p.err);
+	cr_expect_str_eq(tool_probe_kind_word(TOOL_PROBE_HEADER_ONLY), "header only");
+	cr_expect_null(tool_probe_kind_why(TOOL_PROBE_TRACE));
+	cr_expect_not_null(tool_probe_kind_why(TOOL_PROBE_EMPTY));
 }
 
 Test(probe, a_complete_first_generation_is_a_trace)
 {
 	for (int format = 23; format <= 26; format += 3) {
 		size_t len = rx_trace(mem, sizeof mem, format, 2, 4243, 4242, "/usr/lib/p7zip/7z a x.7z", 0);
-		struct gt_probe p = probe_bytes(mem, len);
-		cr_expect_eq(p.kind, GT_PROBE_TRACE, "format %d: %d %s", format, p.kind, p.err);
+		struct tool_probe p = probe_bytes(mem, len);
+		cr_expect_eq(p.kind, TOOL_PROBE_TRACE, "format %d: %d %s", format, p.kind, p.err);
 		cr_expect_eq(p.version, format);
 		cr_assert(p.has_ident, "format %d", format);
 		cr_expect_eq(p.ident.pid, 4243);
@@ -177,7 +177,7 @@ Test(probe, a_complete_first_generation_is_a_trace)
 		/* One generation alone, without an identity (an older library). */
 		len = rx_trace(mem, sizeof mem, format, 1, 0, 0, NULL, 0);
 		p = probe_bytes(mem, len);
-		cr_expect_eq(p.kind, GT_PROBE_TRACE, "format %d: %s", format, p.err);
+		cr_expect_eq(p.kind, TOOL_PROBE_TRACE, "format %d: %s", format, p.err);
 		cr_expect(!p.has_ident);
 	}
 }
@@ -202,17 +202,17 @@ Test(probe, every_cut_of_the_first_generation_is_no_trace)
 			bool boundary = false;
 			for (size_t i = 0; i < nends; i++)
 				boundary |= ends[i] == cut;
-			struct gt_probe p = probe_bytes(mem, cut);
+			struct tool_probe p = probe_bytes(mem, cut);
 			if (boundary && format < 26)
-				cr_expect_eq(p.kind, GT_PROBE_TRACE, "format %d cut %zu: %d %s", format, cut, p.kind, p.err);
+				cr_expect_eq(p.kind, TOOL_PROBE_TRACE, "format %d cut %zu: %d %s", format, cut, p.kind, p.err);
 			else
-				cr_expect_eq(p.kind, GT_PROBE_TRUNCATED, "format %d cut %zu: %d %s", format, cut, p.kind, p.err);
+				cr_expect_eq(p.kind, TOOL_PROBE_TRUNCATED, "format %d cut %zu: %d %s", format, cut, p.kind, p.err);
 		}
 		/* A cut in the second generation: the first is whole (in format
 		 * 23 once the next batch's generation field is there). */
 		for (size_t cut = one + (format < 26 ? 2 : 1); cut < len; cut += 37) {
-			struct gt_probe p = probe_bytes(mem, cut);
-			cr_expect_eq(p.kind, GT_PROBE_TRACE, "format %d cut %zu: %s", format, cut, p.err);
+			struct tool_probe p = probe_bytes(mem, cut);
+			cr_expect_eq(p.kind, TOOL_PROBE_TRACE, "format %d cut %zu: %s", format, cut, p.err);
 		}
 	}
 }
@@ -224,16 +224,16 @@ Test(probe, a_first_generation_without_sync_is_malformed)
 	const char *s[] = { "main" };
 	hx_strings(&t, 1, 1, s, 1);
 	hx_sync(&t, 2, 2000);
-	struct gt_probe p = probe_bytes(mem, t.len);
-	cr_expect_eq(p.kind, GT_PROBE_MALFORMED, "%d %s", p.kind, p.err);
+	struct tool_probe p = probe_bytes(mem, t.len);
+	cr_expect_eq(p.kind, TOOL_PROBE_MALFORMED, "%d %s", p.kind, p.err);
 	cr_expect(strstr(p.err, "frequency") != NULL, "%s", p.err);
 }
 
 Test(probe, unreadable_file)
 {
-	struct gt_probe p;
-	gt_probe_file("/nonexistent/dir/x.trace", &p);
-	cr_expect_eq(p.kind, GT_PROBE_UNREADABLE);
+	struct tool_probe p;
+	tool_probe_file("/nonexistent/dir/x.trace", &p);
+	cr_expect_eq(p.kind, TOOL_PROBE_UNREADABLE);
 	cr_expect(strstr(p.err, "No such file") != NULL, "%s", p.err);
 }
 
@@ -243,20 +243,20 @@ Test(probe, unreadable_file)
  * text summary or JSON object. */
 static char *stat_text(const void *bytes, size_t n, bool json)
 {
-	struct gt_stat *s = malloc(sizeof *s);
+	struct tool_stat *s = malloc(sizeof *s);
 	FILE *f = fmemopen((void *)bytes, n, "rb");
-	cr_assert_eq(gt_stat_init(s), 0);
-	cr_assert_eq(gt_stat_read(s, f), 0, "%s", s->err);
+	cr_assert_eq(tool_stat_init(s), 0);
+	cr_assert_eq(tool_stat_read(s, f), 0, "%s", s->err);
 	fclose(f);
 	char *text = NULL;
 	size_t len = 0;
 	FILE *out = open_memstream(&text, &len);
 	if (json)
-		cr_assert_eq(gt_stat_json(out, s, "t.trace", 5, NULL), 0);
+		cr_assert_eq(tool_stat_json(out, s, "t.trace", 5, NULL), 0);
 	else
-		cr_assert_eq(gt_stat_report(out, s, "t.trace", 5), 0);
+		cr_assert_eq(tool_stat_report(out, s, "t.trace", 5), 0);
 	fclose(out);
-	gt_stat_free(s);
+	tool_stat_free(s);
 	free(s);
 	return text;
 }

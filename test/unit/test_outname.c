@@ -14,8 +14,8 @@ struct want {
 static void check_all(const char *base, const struct want *w, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		struct gt_outname m = { -1, 99, 99 };
-		cr_assert_eq(gt_outname_match(base, w[i].name, &m), 1, "%s / %s: no match", base, w[i].name);
+		struct tool_outname m = { -1, 99, 99 };
+		cr_assert_eq(tool_outname_match(base, w[i].name, &m), 1, "%s / %s: no match", base, w[i].name);
 		cr_expect_eq(m.pid, w[i].pid, "%s / %s: pid %ld", base, w[i].name, m.pid);
 		cr_expect_eq(m.image, w[i].image, "%s / %s: image %u", base, w[i].name, m.image);
 		cr_expect_eq(m.snap, w[i].snap, "%s / %s: snap %u", base, w[i].name, m.snap);
@@ -25,8 +25,8 @@ static void check_all(const char *base, const struct want *w, size_t n)
 static void check_none(const char *base, const char *const *names, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		struct gt_outname m;
-		cr_expect_eq(gt_outname_match(base, names[i], &m), 0, "%s / %s matched", base, names[i]);
+		struct tool_outname m;
+		cr_expect_eq(tool_outname_match(base, names[i], &m), 0, "%s / %s matched", base, names[i]);
 	}
 }
 
@@ -94,21 +94,21 @@ Test(outname, split)
 {
 	char dir[256];
 	const char *base;
-	cr_assert_eq(gt_outname_split("dir/sub/x.%p", 5, dir, sizeof dir, &base), 0);
+	cr_assert_eq(tool_outname_split("dir/sub/x.%p", 5, dir, sizeof dir, &base), 0);
 	cr_expect_str_eq(dir, "dir/sub");
 	cr_expect_str_eq(base, "x.%p");
-	cr_assert_eq(gt_outname_split("x.trace", 5, dir, sizeof dir, &base), 0);
+	cr_assert_eq(tool_outname_split("x.trace", 5, dir, sizeof dir, &base), 0);
 	cr_expect_str_eq(dir, ".");
 	cr_expect_str_eq(base, "x.trace");
-	cr_assert_eq(gt_outname_split("/x", 5, dir, sizeof dir, &base), 0);
+	cr_assert_eq(tool_outname_split("/x", 5, dir, sizeof dir, &base), 0);
 	cr_expect_str_eq(dir, "/");
 	cr_expect_str_eq(base, "x");
-	cr_assert_eq(gt_outname_split("a%%b/x", 5, dir, sizeof dir, &base), 0);
+	cr_assert_eq(tool_outname_split("a%%b/x", 5, dir, sizeof dir, &base), 0);
 	cr_expect_str_eq(dir, "a%b");
 	/* %p in the directory: only the given pid's directory. */
-	cr_assert_eq(gt_outname_split("/t/%p/x.trace", 77, dir, sizeof dir, &base), 1);
+	cr_assert_eq(tool_outname_split("/t/%p/x.trace", 77, dir, sizeof dir, &base), 1);
 	cr_expect_str_eq(dir, "/t/77");
 	cr_expect_str_eq(base, "x.trace");
-	cr_expect_eq(gt_outname_split("dir/", 5, dir, sizeof dir, &base), -1);
-	cr_expect_eq(gt_outname_split("longdirectoryname/x", 5, dir, 8, &base), -1);
+	cr_expect_eq(tool_outname_split("dir/", 5, dir, sizeof dir, &base), -1);
+	cr_expect_eq(tool_outname_split("longdirectoryname/x", 5, dir, 8, &base), -1);
 }

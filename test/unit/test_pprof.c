@@ -11,7 +11,7 @@
 #include "tools/heap_report.h"
 #include "tools/pprof.h"
 
-static void check_bytes(const struct gt_pb *b, const uint8_t *want, size_t n)
+static void check_bytes(const struct tool_pb *b, const uint8_t *want, size_t n)
 {
 	cr_assert(!b->failed);
 	cr_assert_eq(b->len, n, "length %zu, want %zu", b->len, n);
@@ -21,17 +21,17 @@ static void check_bytes(const struct gt_pb *b, const uint8_t *want, size_t n)
 
 Test(pprof, protobuf_fields_golden)
 {
-	struct gt_pb b;
-	gt_pb_init(&b);
-	gt_pb_uint(&b, 1, 150);             /* 08 96 01 */
-	gt_pb_uint(&b, 3, 0);               /* left out */
-	gt_pb_bytes(&b, 2, "testing", 7);   /* 12 07 "testing" */
+	struct tool_pb b;
+	tool_pb_init(&b);
+	tool_pb_uint(&b, 1, 150);           /* 08 96 01 */
+	tool_pb_uint(&b, 3, 0);             /* left out */
+	tool_pb_bytes(&b, 2, "testing", 7); /* 12 07 "testing" */
 	uint64_t v[] = { 3, 270, 86942 };
-	gt_pb_packed(&b, 4, v, 3);          /* 22 06 03 8e 02 9e a7 05 */
-	gt_pb_packed(&b, 5, v, 0);          /* left out */
-	gt_pb_int(&b, 6, -1);               /* 30 ff ff ff ff ff ff ff ff ff 01 */
-	gt_pb_bytes(&b, 7, "", 0);          /* 3a 00 */
-	gt_pb_varint(&b, UINT64_MAX);
+	tool_pb_packed(&b, 4, v, 3);        /* 22 06 03 8e 02 9e a7 05 */
+	tool_pb_packed(&b, 5, v, 0);        /* left out */
+	tool_pb_int(&b, 6, -1);             /* 30 ff ff ff ff ff ff ff ff ff 01 */
+	tool_pb_bytes(&b, 7, "", 0);        /* 3a 00 */
+	tool_pb_varint(&b, UINT64_MAX);
 	static const uint8_t want[] = {
 		0x08, 0x96, 0x01,
 		0x12, 0x07, 't', 'e', 's', 't', 'i', 'n', 'g',
@@ -41,27 +41,27 @@ Test(pprof, protobuf_fields_golden)
 		0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01,
 	};
 	check_bytes(&b, want, sizeof want);
-	gt_pb_free(&b);
+	tool_pb_free(&b);
 }
 
 Test(pprof, small_profile_golden)
 {
-	struct gt_pprof p;
-	gt_pprof_init(&p);                                   /* string 0: 32 00 */
-	int64_t a = gt_pprof_cstring(&p, "a");               /* 32 01 61 */
-	int64_t b = gt_pprof_cstring(&p, "b");               /* 32 01 62 */
+	struct tool_pprof p;
+	tool_pprof_init(&p);                                 /* string 0: 32 00 */
+	int64_t a = tool_pprof_cstring(&p, "a");             /* 32 01 61 */
+	int64_t b = tool_pprof_cstring(&p, "b");             /* 32 01 62 */
 	cr_assert_eq(a, 1);
 	cr_assert_eq(b, 2);
-	gt_pprof_sample_type(&p, a, b);                      /* 0a 04 08 01 10 02 */
-	gt_pprof_function(&p, 1, a, a, b, 0);                /* 2a 08 08 01 10 01 18 01 20 02 */
-	gt_pprof_location(&p, 1, 0, 0x1000, 1, 42);          /* 22 0b 08 01 18 80 20 22 04 08 01 10 2a */
+	tool_pprof_sample_type(&p, a, b);                    /* 0a 04 08 01 10 02 */
+	tool_pprof_function(&p, 1, a, a, b, 0);              /* 2a 08 08 01 10 01 18 01 20 02 */
+	tool_pprof_location(&p, 1, 0, 0x1000, 1, 42);        /* 22 0b 08 01 18 80 20 22 04 08 01 10 2a */
 	uint64_t loc = 1;
 	int64_t val = 7;
-	struct gt_pprof_label l = { .key = a, .num = 48 };
-	gt_pprof_sample(&p, &loc, 1, &val, 1, &l, 1);        /* 12 0a 0a 01 01 12 01 07 1a 04 08 01 18 30 */
-	gt_pprof_default_sample_type(&p, a);                 /* 70 01 */
-	gt_pprof_period(&p, a, b, 1);                        /* 5a 04 08 01 10 02 60 01 */
-	gt_pprof_mapping(&p, 1, 0, 0x10, b);                 /* 1a 0c 08 01 18 10 28 02 38 01 40 01 48 01 50 01 */
+	struct tool_pprof_label l = { .key = a, .num = 48 };
+	tool_pprof_sample(&p, &loc, 1, &val, 1, &l, 1);      /* 12 0a 0a 01 01 12 01 07 1a 04 08 01 18 30 */
+	tool_pprof_default_sample_type(&p, a);               /* 70 01 */
+	tool_pprof_period(&p, a, b, 1);                      /* 5a 04 08 01 10 02 60 01 */
+	tool_pprof_mapping(&p, 1, 0, 0x10, b);               /* 1a 0c 08 01 18 10 28 02 38 01 40 01 48 01 50 01 */
 	static const uint8_t want[] = {
 		0x32, 0x00,
 		0x32, 0x01, 'a',
@@ -75,7 +75,7 @@ Test(pprof, small_profile_golden)
 		0x1a, 0x0e, 0x08, 0x01, 0x18, 0x10, 0x28, 0x02, 0x38, 0x01, 0x40, 0x01, 0x48, 0x01, 0x50, 0x01,
 	};
 	check_bytes(&p.out, want, sizeof want);
-	gt_pprof_free(&p);
+	tool_pprof_free(&p);
 }
 
 Test(pprof, gzip_round_trip)
@@ -88,7 +88,7 @@ Test(pprof, gzip_round_trip)
 	for (size_t n = 0; n <= N; n += N / 3) {
 		uint8_t *gz;
 		size_t len;
-		cr_assert_eq(gt_gzip(in, n, &gz, &len), 0);
+		cr_assert_eq(tool_gzip(in, n, &gz, &len), 0);
 		cr_assert_geq(len, 18);
 		cr_assert_eq(gz[0], 0x1f); /* gzip magic */
 		cr_assert_eq(gz[1], 0x8b);
@@ -296,15 +296,15 @@ static size_t heap_trace(void)
 
 Test(pprof, heap_profile_decodes)
 {
-	struct gt_heap *h = malloc(sizeof *h);
-	cr_assert_eq(gt_heap_init(h), 0);
+	struct tool_heap *h = malloc(sizeof *h);
+	cr_assert_eq(tool_heap_init(h), 0);
 	struct hx t = { .buf = mem, .len = heap_trace() };
 	FILE *f = hx_file(&t);
-	cr_assert_eq(gt_heap_read(h, f), 0, "%s", h->err);
+	cr_assert_eq(tool_heap_read(h, f), 0, "%s", h->err);
 	fclose(f);
 
-	struct gt_pprof p;
-	cr_assert_eq(gt_heap_pprof(h, "x.trace", &p), 0);
+	struct tool_pprof p;
+	cr_assert_eq(tool_heap_pprof(h, "x.trace", &p), 0);
 	struct prof *pr = calloc(1, sizeof *pr);
 	decode_profile(p.out.buf, p.out.len, pr);
 
@@ -367,17 +367,17 @@ Test(pprof, heap_profile_decodes)
 	for (size_t i = 0; i < pr->nstrings; i++)
 		free(pr->strings[i]);
 	free(pr);
-	gt_pprof_free(&p);
-	gt_heap_free(h);
+	tool_pprof_free(&p);
+	tool_heap_release(h);
 	free(h);
 }
 
 Test(pprof, empty_heap_profile_is_valid)
 {
-	struct gt_heap *h = malloc(sizeof *h);
-	cr_assert_eq(gt_heap_init(h), 0);
-	struct gt_pprof p;
-	cr_assert_eq(gt_heap_pprof(h, "empty", &p), 0);
+	struct tool_heap *h = malloc(sizeof *h);
+	cr_assert_eq(tool_heap_init(h), 0);
+	struct tool_pprof p;
+	cr_assert_eq(tool_heap_pprof(h, "empty", &p), 0);
 	struct prof *pr = calloc(1, sizeof *pr);
 	decode_profile(p.out.buf, p.out.len, pr);
 	cr_assert_eq(pr->ntypes, 4);
@@ -386,8 +386,8 @@ Test(pprof, empty_heap_profile_is_valid)
 	for (size_t i = 0; i < pr->nstrings; i++)
 		free(pr->strings[i]);
 	free(pr);
-	gt_pprof_free(&p);
-	gt_heap_free(h);
+	tool_pprof_free(&p);
+	tool_heap_release(h);
 	free(h);
 }
 
@@ -396,14 +396,14 @@ Test(pprof, sampled_heap_profile_has_estimates_and_says_so)
 	/* The trace of heap_profile_decodes, sampled with mean 64: values are
 	 * scaled by w(s) = 1/(1-exp(-s/64)) and rounded; the period is the mean
 	 * (as Go's heap profiles carry MemProfileRate); comments say so. */
-	struct gt_heap *h = malloc(sizeof *h);
-	cr_assert_eq(gt_heap_init(h), 0);
+	struct tool_heap *h = malloc(sizeof *h);
+	cr_assert_eq(tool_heap_init(h), 0);
 	struct hx t = { .buf = mem, .len = heap_trace_with("gotrace.heap sample_bytes=64") };
 	FILE *f = hx_file(&t);
-	cr_assert_eq(gt_heap_read(h, f), 0, "%s", h->err);
+	cr_assert_eq(tool_heap_read(h, f), 0, "%s", h->err);
 	fclose(f);
-	struct gt_pprof p;
-	cr_assert_eq(gt_heap_pprof(h, "x.trace", &p), 0);
+	struct tool_pprof p;
+	cr_assert_eq(tool_heap_pprof(h, "x.trace", &p), 0);
 	struct prof *pr = calloc(1, sizeof *pr);
 	decode_profile(p.out.buf, p.out.len, pr);
 
@@ -433,7 +433,7 @@ Test(pprof, sampled_heap_profile_has_estimates_and_says_so)
 	for (size_t i = 0; i < pr->nstrings; i++)
 		free(pr->strings[i]);
 	free(pr);
-	gt_pprof_free(&p);
-	gt_heap_free(h);
+	tool_pprof_free(&p);
+	tool_heap_release(h);
 	free(h);
 }

@@ -54,11 +54,11 @@ static char *report(const char *base, long pid, int status)
 {
 	static char pattern[256];
 	snprintf(pattern, sizeof pattern, "%s/%s", dir, base);
-	struct gt_run_result run = { pattern, (pid_t)pid, { 0, 0 }, status, true };
+	struct tool_run_result run = { pattern, (pid_t)pid, { 0, 0 }, status, true };
 	char *text = NULL;
 	size_t len = 0;
 	FILE *out = open_memstream(&text, &len);
-	gt_run_report(out, &run);
+	tool_run_report(out, &run);
 	fclose(out);
 	return text;
 }
@@ -323,13 +323,13 @@ Test(run_report, old_files_and_links_are_not_the_runs, .init = setup, .fini = te
 	/* start: now, so the fresh file counts and the one of 2001 does not. */
 	static char pattern[256];
 	snprintf(pattern, sizeof pattern, "%s/o.trace", dir);
-	struct gt_run_result run = { pattern, 100, { 0, 0 }, 0, true };
+	struct tool_run_result run = { pattern, 100, { 0, 0 }, 0, true };
 	clock_gettime(CLOCK_REALTIME_COARSE, &run.start);
 	run.start.tv_sec -= 5;
 	char *t = NULL;
 	size_t len = 0;
 	FILE *out = open_memstream(&t, &len);
-	gt_run_report(out, &run);
+	tool_run_report(out, &run);
 	fclose(out);
 	cr_expect(strncmp(t, "gotrace: trace written to ", 26) == 0, "%s", t);
 	cr_expect_eq(count_lines(t), 2, "%s", t);
@@ -360,11 +360,11 @@ Test(run_report, relative_pattern_and_quoting, .init = setup, .fini = teardown)
 	cr_assert_not_null(getcwd(old, sizeof old));
 	cr_assert_eq(chdir(dir), 0);
 	put("it's.trace", 100, "prog", 0);
-	struct gt_run_result run = { "it's.trace", 100, { 0, 0 }, 0, true };
+	struct tool_run_result run = { "it's.trace", 100, { 0, 0 }, 0, true };
 	char *t = NULL;
 	size_t len = 0;
 	FILE *out = open_memstream(&t, &len);
-	gt_run_report(out, &run);
+	tool_run_report(out, &run);
 	fclose(out);
 	cr_assert_eq(chdir(old), 0);
 	cr_expect_str_eq(t, "gotrace: trace written to it's.trace (pid 100, prog, 218 B)\n"
@@ -375,10 +375,10 @@ Test(run_report, relative_pattern_and_quoting, .init = setup, .fini = teardown)
 Test(run_report, shell_quote)
 {
 	char buf[64];
-	gt_shell_quote("/tmp/a.trace", buf, sizeof buf);
+	tool_shell_quote("/tmp/a.trace", buf, sizeof buf);
 	cr_expect_str_eq(buf, "/tmp/a.trace");
-	gt_shell_quote("a b", buf, sizeof buf);
+	tool_shell_quote("a b", buf, sizeof buf);
 	cr_expect_str_eq(buf, "'a b'");
-	gt_shell_quote("", buf, sizeof buf);
+	tool_shell_quote("", buf, sizeof buf);
 	cr_expect_str_eq(buf, "''");
 }

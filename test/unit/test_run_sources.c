@@ -5,7 +5,7 @@
  * files into the unit tests, not those of tools, so the modules under test
  * are included here, once; tools/stat_read.c (test_stat_sources.c) uses
  * tools/ident.c from here. cmd_run.c is left out: it needs the command
- * table of tools/gotrace.c. */
+ * table of tools/cmd_help.c. */
 #include "tools/ident.c"
 #include "tools/outname.c"
 #include "tools/probe.c"

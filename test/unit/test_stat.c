@@ -201,18 +201,18 @@ static size_t build(uint8_t *buf, size_t cap, int format, int gens, uint64_t fre
 }
 
 static uint8_t mem[1 << 16];
-static struct gt_stat *st;
+static struct tool_stat *st;
 
 static void setup(void)
 {
 	st = malloc(sizeof *st);
 	cr_assert_not_null(st);
-	cr_assert_eq(gt_stat_init(st), 0);
+	cr_assert_eq(tool_stat_init(st), 0);
 }
 
 static void teardown(void)
 {
-	gt_stat_free(st);
+	tool_stat_free(st);
 	free(st);
 }
 
@@ -222,7 +222,7 @@ static int read_file(const uint8_t *buf, size_t len)
 	struct hx t = { .buf = (uint8_t *)buf, .len = len, .cap = len };
 	FILE *f = hx_file(&t);
 	cr_assert_not_null(f);
-	int rc = gt_stat_read(st, f);
+	int rc = tool_stat_read(st, f);
 	fclose(f);
 	return rc;
 }
@@ -233,12 +233,12 @@ static int read_memory(const uint8_t *buf, size_t len)
 	static char empty[1];
 	FILE *f = len ? fmemopen((void *)buf, len, "r") : fmemopen(empty, 0, "r");
 	cr_assert_not_null(f);
-	int rc = gt_stat_read(st, f);
+	int rc = tool_stat_read(st, f);
 	fclose(f);
 	return rc;
 }
 
-static const struct gt_sthread *thread(uint64_t g)
+static const struct tool_sthread *thread(uint64_t g)
 {
 	for (size_t i = 0; i < st->nth; i++)
 		if (st->th[i].g == g)
@@ -247,38 +247,38 @@ static const struct gt_sthread *thread(uint64_t g)
 	return NULL;
 }
 
-static uint64_t blocked(const struct gt_sthread *t, const char *reason)
+static uint64_t blocked(const struct tool_sthread *t, const char *reason)
 {
 	for (size_t r = 0; r < st->nreasons; r++)
-		if (strcmp(gt_stat_reason_name(st, (uint32_t)r), reason) == 0)
+		if (strcmp(tool_stat_reason_name(st, (uint32_t)r), reason) == 0)
 			return t->blocked[r];
 	return 0;
 }
 
-static const char *func_of(const struct gt_sthread *t)
+static const char *func_of(const struct tool_sthread *t)
 {
-	cr_assert_neq(t->func, GT_STAT_NONE);
-	return gt_sites_str(&st->sites, st->sites.frames[t->func].func);
+	cr_assert_neq(t->func, TOOL_STAT_NONE);
+	return tool_sites_str(&st->sites, st->sites.frames[t->func].func);
 }
 
 /* site_is says whether a site's frames are the functions fns (leaf first). */
 static bool site_is(uint32_t site, const char *const *fns, size_t n)
 {
-	const struct gt_hsite *h = &st->sites.sites[site];
+	const struct tool_hsite *h = &st->sites.sites[site];
 	if (h->nframes != n)
 		return false;
-	const uint32_t *fr = gt_sites_site_frames(&st->sites, site);
+	const uint32_t *fr = tool_sites_site_frames(&st->sites, site);
 	for (size_t i = 0; i < n; i++)
-		if (strcmp(gt_sites_str(&st->sites, st->sites.frames[fr[i]].func), fns[i]) != 0)
+		if (strcmp(tool_sites_str(&st->sites, st->sites.frames[fr[i]].func), fns[i]) != 0)
 			return false;
 	return true;
 }
 
-static const struct gt_ssite *wait_site(const char *reason, const char *leaf, const char *caller)
+static const struct tool_ssite *wait_site(const char *reason, const char *leaf, const char *caller)
 {
 	const char *fns[] = { leaf, caller };
 	for (size_t i = 0; i < st->nwaits; i++)
-		if (strcmp(gt_stat_reason_name(st, st->waits[i].reason), reason) == 0 && site_is(st->waits[i].site, fns, 2))
+		if (strcmp(tool_stat_reason_name(st, st->waits[i].reason), reason) == 0 && site_is(st->waits[i].site, fns, 2))
 			return &st->waits[i];
 	cr_assert_fail("no %s wait site %s <- %s", reason, leaf, caller);
 	return NULL;
@@ -287,9 +287,9 @@ static const struct gt_ssite *wait_site(const char *reason, const char *leaf, co
 static void check_lifetimes(void)
 {
 	for (size_t i = 0; i < st->nth; i++) {
-		const struct gt_sthread *t = &st->th[i];
+		const struct tool_sthread *t = &st->th[i];
 		uint64_t sum = t->running + t->runnable + t->syscall;
-		for (size_t r = 0; r < GT_STAT_REASONS; r++)
+		for (size_t r = 0; r < TOOL_STAT_REASONS; r++)
 			sum += t->blocked[r];
 		cr_assert_eq(sum, t->end - t->first, "G%llu: states sum to %llu, lifetime %llu",
 			     (unsigned long long)t->g, (unsigned long long)sum,
@@ -306,13 +306,13 @@ static void check_scenario(int gens)
 	cr_assert_eq(st->t_last - st->t_first, 399000 * US);
 	check_lifetimes();
 
-	const struct gt_sthread *g1 = thread(1), *g2 = thread(2);
+	const struct tool_sthread *g1 = thread(1), *g2 = thread(2);
 	cr_assert_str_eq(func_of(g1), "main");
 	cr_assert_str_eq(func_of(g2), "worker_fn");
 	cr_assert_eq(g1->label, 0);
-	cr_assert_str_eq(gt_sites_str(&st->sites, g2->label), "w-1");
+	cr_assert_str_eq(tool_sites_str(&st->sites, g2->label), "w-1");
 
-	cr_assert_neq(g1->state, GT_S_DEAD);
+	cr_assert_neq(g1->state, TOOL_S_DEAD);
 	cr_assert_eq(g1->end - g1->first, 399000 * US);
 	cr_assert_eq(g1->running, (6000 + 172500 + 49950) * US, "G1 running %llu", (unsigned long long)g1->running);
 	cr_assert_eq(g1->runnable, (500 + 40) * US);
@@ -321,10 +321,10 @@ static void check_scenario(int gens)
 	cr_assert_eq(blocked(g1, "sync.join"), 20010 * US);
 	cr_assert_eq(blocked(g1, "sync.mutex"), 50 * MS); /* still waiting at the end */
 	uint64_t sleep;
-	cr_assert_eq(gt_stat_blocked(st, g1, &sleep), 70010 * US);
+	cr_assert_eq(tool_stat_blocked(st, g1, &sleep), 70010 * US);
 	cr_assert_eq(sleep, 100 * MS);
 
-	cr_assert_eq(g2->state, GT_S_DEAD);
+	cr_assert_eq(g2->state, TOOL_S_DEAD);
 	cr_assert_eq(g2->first, st->t_first + 1 * MS);
 	cr_assert_eq(g2->end - g2->first, 298 * MS);
 	cr_assert_eq(g2->runnable, (3000 + 100 + 20) * US, "G2 runnable %llu", (unsigned long long)g2->runnable);
@@ -334,7 +334,7 @@ static void check_scenario(int gens)
 	cr_assert_eq(g2->nblocks, 1);
 	cr_assert_eq(g2->nsyscalls, 1);
 
-	const struct gt_ssite *w = wait_site("sync.mutex", "pthread_mutex_lock", "worker_fn");
+	const struct tool_ssite *w = wait_site("sync.mutex", "pthread_mutex_lock", "worker_fn");
 	cr_assert_eq(w->count, 1);
 	cr_assert_eq(w->total, 200 * MS);
 	cr_assert_eq(w->max, 200 * MS);
@@ -413,15 +413,15 @@ Test(stat_acct, batches_fed_one_by_one, .init = setup, .fini = teardown)
 	struct gt_rbatch b;
 	int got;
 	while ((got = gt_reader_next(r, &b)) > 0)
-		cr_assert_eq(gt_stat_batch(st, &b), 0, "%s", st->err);
+		cr_assert_eq(tool_stat_batch(st, &b), 0, "%s", st->err);
 	cr_assert_eq(got, 0, "%s", r->err);
 	st->version = r->version;
-	cr_assert_eq(gt_stat_end(st), 0, "%s", st->err);
+	cr_assert_eq(tool_stat_end(st), 0, "%s", st->err);
 	check_scenario(1);
 	/* Finished: more input is refused, and finishing again changes nothing. */
-	gt_stat_finish(st);
+	tool_stat_finish(st);
 	check_scenario(1);
-	cr_assert_eq(gt_stat_batch(st, &b), -1);
+	cr_assert_eq(tool_stat_batch(st, &b), -1);
 	free(r);
 	fclose(f);
 }
@@ -446,8 +446,8 @@ Test(stat_acct, every_truncation_keeps_the_complete_generations, .init = setup, 
 	}
 	cr_assert_eq(k, 3);
 	for (size_t cut = 0; cut < len; cut++) {
-		gt_stat_free(st);
-		cr_assert_eq(gt_stat_init(st), 0);
+		tool_stat_free(st);
+		cr_assert_eq(tool_stat_init(st), 0);
 		int rc = (cut & 1) ? read_memory(mem, cut) : read_file(mem, cut);
 		uint64_t want = cut >= ends[1] ? 2 : cut >= ends[0] ? 1 : 0;
 		bool clean = cut == GT_HEADER_LEN || cut == ends[0] || cut == ends[1]; /* a header alone: no generations */
@@ -457,15 +457,15 @@ Test(stat_acct, every_truncation_keeps_the_complete_generations, .init = setup, 
 			cr_assert(strstr(st->err, "offset") != NULL, "cut %zu: %s", cut, st->err);
 		check_lifetimes();
 		if (want == 2) { /* up to the join, with G2 still running */
-			const struct gt_sthread *g2 = thread(2);
+			const struct tool_sthread *g2 = thread(2);
 			cr_assert_eq(blocked(g2, "sync.mutex"), 200 * MS);
 			cr_assert_eq(g2->syscall, 50 * MS);
-			cr_assert_neq(g2->state, GT_S_DEAD);
+			cr_assert_neq(g2->state, TOOL_S_DEAD);
 		}
 		/* The output never fails on what was read. */
 		FILE *null = fopen("/dev/null", "w");
-		cr_assert_eq(gt_stat_report(null, st, "cut", 3), 0);
-		cr_assert_eq(gt_stat_json(null, st, "cut", 0, rc ? st->err : NULL), 0);
+		cr_assert_eq(tool_stat_report(null, st, "cut", 3), 0);
+		cr_assert_eq(tool_stat_json(null, st, "cut", 0, rc ? st->err : NULL), 0);
 		fclose(null);
 	}
 }
@@ -492,11 +492,11 @@ Test(stat_acct, events_without_a_running_goroutine_are_ignored, .init = setup, .
 	cr_assert_eq(read_file(mem, t.len), 0, "%s", st->err);
 	cr_assert_eq(st->anomalies, 6);
 	cr_assert_eq(st->nth, 1);
-	const struct gt_sthread *g = thread(7);
-	cr_assert_eq(g->state, GT_S_DEAD);
+	const struct tool_sthread *g = thread(7);
+	cr_assert_eq(g->state, TOOL_S_DEAD);
 	cr_assert_eq(g->runnable, 3 * US);
 	cr_assert_eq(g->running, 25 * US);
-	cr_assert_eq(g->func, GT_STAT_NONE);
+	cr_assert_eq(g->func, TOOL_STAT_NONE);
 	check_lifetimes();
 }
 
@@ -547,11 +547,11 @@ Test(stat_acct, goroutines_created_in_a_syscall_or_blocked, .init = setup, .fini
 	hx_end_gen(&t);
 	cr_assert_eq(read_file(mem, t.len), 0, "%s", st->err);
 	cr_assert_eq(st->anomalies, 0);
-	const struct gt_sthread *g5 = thread(5), *g6 = thread(6);
+	const struct tool_sthread *g5 = thread(5), *g6 = thread(6);
 	cr_assert_eq(g5->syscall, 2 * US + 50 * US);
 	cr_assert_eq(g5->runnable, 3 * US);
 	cr_assert_eq(g5->running, 5 * US);
-	cr_assert_eq(g5->state, GT_S_DEAD);
+	cr_assert_eq(g5->state, TOOL_S_DEAD);
 	cr_assert_str_eq(func_of(g5), "worker_fn"); /* from its syscall's stack */
 	cr_assert_eq(st->nsyscalls, 1);
 	cr_assert_eq(st->syscalls[0].total, 50 * US);
@@ -564,7 +564,7 @@ Test(stat_acct, goroutines_created_in_a_syscall_or_blocked, .init = setup, .fini
 
 Test(stat_acct, many_reasons_share_the_last_slot, .init = setup, .fini = teardown)
 {
-	enum { N = GT_STAT_REASONS + 5 };
+	enum { N = TOOL_STAT_REASONS + 5 };
 	static char names[N][16];
 	const char *ptr[N];
 	for (int i = 0; i < N; i++) {
@@ -590,10 +590,10 @@ Test(stat_acct, many_reasons_share_the_last_slot, .init = setup, .fini = teardow
 	emit(&t, &b);
 	hx_end_gen(&t);
 	cr_assert_eq(read_file(mem, t.len), 0, "%s", st->err);
-	cr_assert_eq(st->nreasons, GT_STAT_REASONS);
-	cr_assert_str_eq(gt_stat_reason_name(st, 0), "reason-0");
-	cr_assert_str_eq(gt_stat_reason_name(st, GT_STAT_REASONS - 1), "(other)");
-	cr_assert_eq(thread(1)->blocked[GT_STAT_REASONS - 1], 10 * (N - GT_STAT_REASONS + 1));
+	cr_assert_eq(st->nreasons, TOOL_STAT_REASONS);
+	cr_assert_str_eq(tool_stat_reason_name(st, 0), "reason-0");
+	cr_assert_str_eq(tool_stat_reason_name(st, TOOL_STAT_REASONS - 1), "(other)");
+	cr_assert_eq(thread(1)->blocked[TOOL_STAT_REASONS - 1], 10 * (N - TOOL_STAT_REASONS + 1));
 	check_lifetimes();
 }
 
@@ -608,7 +608,7 @@ Test(stat_report, durations)
 		{ 12345000000ull, "12.35s" }, { 123456000000ull, "123.5s" },
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
-		cr_assert_str_eq(gt_stat_format_duration(cases[i].ns, buf, sizeof buf), cases[i].want, "%llu ns",
+		cr_assert_str_eq(tool_stat_format_duration(cases[i].ns, buf, sizeof buf), cases[i].want, "%llu ns",
 				 (unsigned long long)cases[i].ns);
 }
 
@@ -618,7 +618,7 @@ static char *render(bool json, unsigned top)
 	size_t n = 0;
 	FILE *out = open_memstream(&text, &n);
 	cr_assert_not_null(out);
-	cr_assert_eq(json ? gt_stat_json(out, st, "scenario.trace", top, NULL) : gt_stat_report(out, st, "scenario.trace", top), 0);
+	cr_assert_eq(json ? tool_stat_json(out, st, "scenario.trace", top, NULL) : tool_stat_report(out, st, "scenario.trace", top), 0);
 	fclose(out);
 	return text;
 }
@@ -771,13 +771,13 @@ Test(stat_acct, fuzz_corpus_reads_without_a_crash)
 		size_t n = fread(data, 1, sizeof data, f);
 		fclose(f);
 		/* Payloads kept, then read again with pread: the same outcome. */
-		struct gt_stat *a = malloc(sizeof *a), *b = malloc(sizeof *b);
-		cr_assert(a && b && gt_stat_init(a) == 0 && gt_stat_init(b) == 0);
+		struct tool_stat *a = malloc(sizeof *a), *b = malloc(sizeof *b);
+		cr_assert(a && b && tool_stat_init(a) == 0 && tool_stat_init(b) == 0);
 		static char empty[1];
 		FILE *fa = n ? fmemopen(data, n, "r") : fmemopen(empty, 0, "r");
 		FILE *fb = memfd_file(data, n);
 		cr_assert(fa && fb);
-		int ra = gt_stat_read(a, fa), rb = gt_stat_read(b, fb);
+		int ra = tool_stat_read(a, fa), rb = tool_stat_read(b, fb);
 		fclose(fa);
 		fclose(fb);
 		cr_assert_eq(ra, rb, "%s", path);
@@ -789,10 +789,10 @@ Test(stat_acct, fuzz_corpus_reads_without_a_crash)
 			cr_assert_eq(ra, 0, "%s: %s", path, a->err);
 		if (ra)
 			cr_assert_neq(a->err[0], '\0', "%s", path);
-		gt_stat_report(null, a, "fuzz", 3);
-		gt_stat_json(null, a, "fuzz", 3, ra ? a->err : NULL);
-		gt_stat_free(a);
-		gt_stat_free(b);
+		tool_stat_report(null, a, "fuzz", 3);
+		tool_stat_json(null, a, "fuzz", 3, ra ? a->err : NULL);
+		tool_stat_free(a);
+		tool_stat_free(b);
 		free(a);
 		free(b);
 		inputs++;

@@ -5,8 +5,9 @@
  * files into the unit tests, not those of tools, so the modules under test
  * are included here, once. They use the hash map and the site interning of
  * `gotrace heap` (tools/heap_map.c, tools/heap_sites.c), which
- * test_heap_sources.c already compiles in, as it does tools/replay.c. cmd_stat.c is left out: it needs
- * the command table of tools/gotrace.c. Make does not see these includes:
+ * test_heap_sources.c already compiles in, as it does tools/replay.c and
+ * tools/gen_tables.c. cmd_stat.c is left out: it needs
+ * the command table of tools/cmd_help.c. Make does not see these includes:
  * after editing one of these files, `touch test/unit/test_stat_sources.c`
  * (or `make clean`). */
 #include "tools/stat_acct.c"
