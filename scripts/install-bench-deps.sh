@@ -13,13 +13,30 @@
 #   sysbench pigz xz-utils   real programs to trace
 #   linux-perf        where gotrace's time goes (perf record / perf stat)
 #   time              /usr/bin/time -f %M for peak RSS
+# The real-program section (BENCH_ONLY=real; test/bench/real_*.py):
+#   openjdk-17-jdk-headless  `java Locks.java` (source-file mode needs the JDK)
+#   mariadb-server-core mariadb-client-core
+#                     mariadbd, mariadb-install-db and the mariadb client: the
+#                     programs of Debian's mariadb-server without its system
+#                     service (the benchmark starts its own server on a
+#                     private data directory and socket)
+#   sysbench          oltp_read_write against it (and the sysbench sections)
+#   redis-server redis-tools      redis-server and redis-benchmark
+#   memcached libmemcached-tools  memcached and memcaslap (memaslap)
+#   ripgrep           rg
+#   zstd              heaptrack compresses its files with it
+#   nodejs            only when no `node` is on the PATH (a newer node from
+#                     elsewhere is used as it is)
 set -euo pipefail
 
 SUDO=""
 [ "$(id -u)" = 0 ] || SUDO="sudo"
 
 PKGS=(lttng-tools liblttng-ust1 liblttng-ust-dev uftrace strace ltrace valgrind heaptrack
-      sysbench pigz xz-utils linux-perf time)
+      sysbench pigz xz-utils linux-perf time
+      openjdk-17-jdk-headless mariadb-server-core mariadb-client-core redis-server redis-tools
+      memcached libmemcached-tools ripgrep zstd)
+command -v node >/dev/null 2>&1 || PKGS+=(nodejs)
 
 missing=()
 for p in "${PKGS[@]}"; do

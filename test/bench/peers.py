@@ -56,12 +56,21 @@ class Arm:
 
 # ---- gotrace ----
 
+# The GOTRACE_MALLOC value that records every allocation (the malloc storm's
+# `every` arm and the real programs' every-allocation column). The library
+# of issue 12 knows 0/1; the one that samples by default takes `all`, and
+# `1` still means every allocation there.
+EVERY_ALLOCATION = "1"
+
+
 def gotrace(name, key="gotrace", **env):
     """gotrace with the defaults, or with GOTRACE_* variables set."""
     trace = f"{OUT}/{name}-{key}.trace"
     label = "gotrace" + "".join(f" `GOTRACE_{k}={v}`" for k, v in env.items())
     if not env:
-        label += " (defaults: stacks, heap events)"
+        label += " (defaults)"
+    elif env.get("MALLOC") == EVERY_ALLOCATION:
+        label = f"gotrace every allocation (`GOTRACE_MALLOC={EVERY_ALLOCATION}`)"
     extra = {"LD_PRELOAD": LIB, "GOTRACE_OUT": trace}
     extra.update({f"GOTRACE_{k}": str(v) for k, v in env.items()})
     if not os.path.isfile(LIB):
@@ -230,6 +239,7 @@ def drd(name):
 # key -> function(workload name): Arm or a reason it cannot run
 PEERS = {
     "gotrace": lambda name: gotrace(name),
+    "every": lambda name: gotrace(name, "every", MALLOC=EVERY_ALLOCATION),
     "stacks0": lambda name: gotrace(name, "stacks0", STACKS=0),
     "malloc0": lambda name: gotrace(name, "malloc0", MALLOC=0),
     "heaptrack": heaptrack,

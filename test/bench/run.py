@@ -6,17 +6,23 @@ people would pick instead, on synthetic storms and real programs.
                               [--no-doc] [--list]
 
 Sections (default all, in this order): micro, mutex, condvar, malloc,
-syscall, churn, pigz, sysbench-threads, sysbench-mutex, xz, memcached.
+syscall, churn, pigz, sysbench-threads, sysbench-mutex, xz, memcached, then
+the real programs: real-node-pbkdf2, real-node-alloc, real-python,
+real-java, real-ripgrep, real-mariadb, real-redis, real-memcached
+(real_programs.py, real_servers.py, measured by real_measure.py).
 --only (or BENCH_ONLY=mutex,sysbench) picks some: a name matches a section
-or the sections starting with it and a dash ("sysbench" = both). --peers
-(or BENCH_PEERS=gotrace,strace) limits the arms: gotrace, stacks0,
-malloc0, heaptrack, lttng, uftrace, strace, ltrace, helgrind, drd.
---pairs (or BENCH_PAIRS) sets the timed pairs (default 5; micro uses 7 and
-memcached 5 whatever the default, unless --pairs is given).
+or the sections starting with it and a dash ("sysbench" = both, "real" =
+every real program). --peers (or BENCH_PEERS=gotrace,strace) limits the
+arms: gotrace, every, stacks0, malloc0, heaptrack, lttng, uftrace, strace,
+ltrace, helgrind, drd. --pairs (or BENCH_PAIRS) sets the timed pairs
+(default 5; micro uses 7, memcached 5 and each real program its own
+`pairs`: 9 for the 0.15 s node pbkdf2 script, 7 for ripgrep, 3 for the
+servers, unless --pairs is given).
 
-Each section's figures go to build/bench/results/SECTION.json, and
-docs/benchmarks.md is rebuilt from every section's latest results
-(report.py). Modules: runner.py (one run), workloads.py (the programs),
+Each section's figures go to test/bench/results/SECTION.json (kept in the
+repository), and docs/benchmarks.md is rebuilt from every section's latest
+results (report.py; a section without a results file keeps its text from
+the previous docs/benchmarks.md). Modules: runner.py (one run), workloads.py (the programs),
 peers.py (the tools), measure.py (pairs and validation), micro.py,
 report.py. Exit status: 0 every figure measured; 1 something failed (the
 rest still ran; the report names it). Python 3 standard library only.
@@ -36,12 +42,16 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import measure  # noqa: E402
 import micro  # noqa: E402
 import peers  # noqa: E402
+import real_measure  # noqa: E402
+import real_programs  # noqa: E402
+import real_servers  # noqa: E402
 import report  # noqa: E402
 import workloads  # noqa: E402
 from runner import GO, LIB, OUT, ROOT, Failed, facts, log  # noqa: E402
 
 DOC = "docs/benchmarks.md"
-SECTIONS = ["micro"] + [w.key for w in workloads.ALL] + ["memcached"]
+REAL = {w.key: w for w in real_programs.ALL + real_servers.ALL}
+SECTIONS = ["micro"] + [w.key for w in workloads.ALL] + ["memcached"] + list(REAL)
 
 
 def cpu_seconds():
@@ -85,7 +95,7 @@ def run_workload(w, pairs, peer_keys):
         arms.append((arm, div))
     for key in peers.PEERS:
         if key not in w.peers and key not in skipped and (not peer_keys or key in peer_keys):
-            if key not in ("malloc0", "heaptrack", "helgrind", "drd"):
+            if key not in ("every", "malloc0", "heaptrack", "helgrind", "drd"):
                 skipped[key] = "not applied to this workload"
     results = measure.measure(w, arms, pairs)
     rows = [r.summary() for r in results]
@@ -94,7 +104,8 @@ def run_workload(w, pairs, peer_keys):
     for r in rows:
         commands += [f"# {w.key}: {r['label']}", r["cmd_u"], r["cmd_t"]]
     commands += [f"GOTOOLCHAIN=local {GO} tool trace -d=parsed TRACE   # each gotrace warm-up trace"]
-    return {"label": w.label, "describe": w.describe, "target": w.target, "arms": rows,
+    return {"label": w.label, "describe": w.describe, "target": w.target, "arm_targets": w.arm_targets,
+            "arms": rows,
             "skipped": skipped, "commands": commands,
             # a peer that fails is reported, not fatal; a gotrace arm that
             # fails (crash, changed output, rejected trace) fails the bench
@@ -162,6 +173,10 @@ def main():
                 elif key == "memcached":
                     pairs = args.pairs or 5
                     d = run_memcached(pairs)
+                elif key in REAL:
+                    w = REAL[key]
+                    pairs = args.pairs or w.pairs
+                    d = real_measure.run_row(w, pairs, peer_keys)
                 else:
                     pairs = args.pairs or 5
                     d = run_workload(by_key[key], pairs, peer_keys)
@@ -179,7 +194,11 @@ def main():
             log(f"bench: {key} done in {d['elapsed']:.0f} s")
     finally:
         peers.LttngDaemon.stop()
-    text = report.render()
+    previous = ""
+    if os.path.isfile(DOC):
+        with open(DOC) as f:
+            previous = f.read()
+    text = report.render(previous)
     if not args.no_doc:
         with open(DOC, "w") as f:
             f.write(text)

@@ -46,6 +46,11 @@ def facts():
                 break
     return {"date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
             "commit": out(["git", "describe", "--always", "--dirty"]),
+            # the last commit that changed the library (the tree may be ahead in test/ or docs/)
+            "lib_commit": out(["git", "log", "-1", "--format=%h", "--", "core", "interpose", "encoder",
+                               "include", "Makefile"]),
+            "lib_dirty": bool(out(["git", "status", "--porcelain", "--untracked-files=no", "--",
+                                   "core", "interpose", "encoder", "include"])),
             "dirty": bool(out(["git", "status", "--porcelain", "--untracked-files=no"])),
             "nproc": os.cpu_count(),
             "cpu": cpu, "kernel": platform.release(),
