@@ -306,6 +306,18 @@ static GT_SLOW void *alloc_slow(void *p, size_t size, enum alloc_fn f, uintptr_t
 
 enum free_kind { FREE_PLAIN, FREE_SIZED, FREE_ALIGNED_SIZED };
 
+/* free_record records the free of p if it is to be (every allocation, or a
+ * sampled object); in: the thread's inside count before the call. */
+static inline __attribute__((always_inline)) void free_record(struct gt_thread *t, void *p, int in)
+{
+	if (__builtin_expect(gt_heap_mode == GT_HEAP_ALL, 1)) {
+		if (!in)
+			gt_heap_free_all(t, p);
+	} else {
+		gt_heap_freeing(t, p, in != 0);
+	}
+}
+
 /* free_slow: the filter says p may be recorded, or is an arena block. */
 static GT_SLOW void free_slow(void *p, enum free_kind kind, size_t a, size_t b)
 {
@@ -313,12 +325,7 @@ static GT_SLOW void free_slow(void *p, enum free_kind kind, size_t a, size_t b)
 		return;
 	struct gt_thread *t = &gt_self;
 	int in = t->inside++;
-	if (__builtin_expect(gt_heap_mode == GT_HEAP_ALL, 1)) {
-		if (!in)
-			gt_heap_free_all(t, p);
-	} else {
-		gt_heap_freeing(t, p, in != 0);
-	}
+	free_record(t, p, in);
 	if (kind == FREE_PLAIN)
 		free_fn(p);
 	else if (kind == FREE_SIZED)
@@ -347,12 +354,7 @@ static GT_SLOW void free_plain_slow(void *p)
 		return;
 	struct gt_thread *t = &gt_self;
 	int in = t->inside++;
-	if (__builtin_expect(gt_heap_mode == GT_HEAP_ALL, 1)) {
-		if (!in)
-			gt_heap_free_all(t, p);
-	} else {
-		gt_heap_freeing(t, p, in != 0);
-	}
+	free_record(t, p, in);
 	free_fn(p);
 	t->inside--;
 }

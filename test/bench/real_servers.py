@@ -25,16 +25,9 @@ import subprocess
 import time
 
 from runner import OUT, ROOT, Failed, clean_env, log, show, which
+from server_bench import free_port
 
 LIMIT = 300            # seconds for one client run
-
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
 
 
 def children(pid):
