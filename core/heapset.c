@@ -36,22 +36,6 @@ static inline uint64_t home(uintptr_t key)
 	return ((uint64_t)key * 0xc2b2ae3d27d4eb4full) >> shift;
 }
 
-/* The summary bit of counter h: set while the counter is non-zero. Counters
- * change under the lock, marks without it; so a bit is cleared only after
- * its counter reached 0 and is set again if a mark came in between (the
- * counter is read after the clear; seq_cst orders the three). */
-static void bit_set(uint32_t h)
-{
-	atomic_fetch_or(&gt_heapset_bits[h >> 6], UINT64_C(1) << (h & 63));
-}
-
-static void bit_clear(uint32_t h)
-{
-	atomic_fetch_and(&gt_heapset_bits[h >> 6], ~(UINT64_C(1) << (h & 63)));
-	if (atomic_load(&gt_heapset_filter[h]) != 0)
-		bit_set(h);
-}
-
 static void filter_add(const void *p, int d)
 {
 	uint32_t h = gt_heapset_hash(p);
@@ -63,10 +47,13 @@ static void filter_add(const void *p, int d)
 		if (atomic_compare_exchange_weak(c, &v, (uint8_t)(v + d)))
 			break;
 	}
-	if (v == 0 && d > 0)
-		bit_set(h);
-	else if (v == 1 && d < 0)
-		bit_clear(h);
+	if (v == 0 && d > 0) {
+		gt_bitsum_raised(gt_heapset_bits, h);
+	} else if (v == 1 && d < 0) { /* marks come without the lock */
+		gt_bitsum_clear(gt_heapset_bits, h);
+		if (atomic_load(c) != 0)
+			gt_bitsum_raised(gt_heapset_bits, h);
+	}
 }
 
 void gt_heapset_mark(const void *p)
@@ -74,7 +61,7 @@ void gt_heapset_mark(const void *p)
 	/* Saturate it: a mark is never taken back. */
 	uint32_t h = gt_heapset_hash(p);
 	atomic_store(&gt_heapset_filter[h], 255);
-	bit_set(h);
+	gt_bitsum_raised(gt_heapset_bits, h);
 }
 
 void gt_heapset_fill(void)

@@ -34,6 +34,8 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
+#include "bitsum.h"
+
 #define GT_HEAPSET_FILTER_BITS 16
 
 extern _Atomic uint8_t gt_heapset_filter[1u << GT_HEAPSET_FILTER_BITS] __attribute__((visibility("hidden")));
@@ -48,8 +50,7 @@ static inline uint32_t gt_heapset_hash(const void *p)
  * marked); one load. */
 static inline int gt_heapset_maybe(const void *p)
 {
-	uint32_t h = gt_heapset_hash(p);
-	return (atomic_load_explicit(&gt_heapset_bits[h >> 6], memory_order_relaxed) >> (h & 63)) & 1;
+	return gt_bitsum_test(gt_heapset_bits, gt_heapset_hash(p));
 }
 
 /* gt_heapset_mark makes every later gt_heapset_maybe(p) true (the

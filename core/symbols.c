@@ -219,8 +219,7 @@ struct sym_fn {
 	uint64_t addr;
 	uint64_t size;
 	const char *name;
-	uint32_t rank;   /* which of several aliases at one address wins */
-	uint32_t ndx;
+	uint32_t rank;   /* fn_rank_base: which of several aliases at one address wins */
 };
 
 /* One range of one function's code, in DWARF addresses (before bias). */
@@ -357,18 +356,8 @@ static uint32_t fn_rank_named(uint32_t base, const char *name)
 	return base | (255 - under) << 1;
 }
 
-static int fn_cmp(const void *a, const void *b)
-{
-	const struct sym_fn *x = a, *y = b;
-	if (x->addr != y->addr)
-		return x->addr < y->addr ? -1 : 1;
-	if (x->rank != y->rank)
-		return x->rank > y->rank ? -1 : 1; /* best alias first */
-	return x->ndx < y->ndx ? -1 : x->ndx > y->ndx;
-}
-
 /* sort_fns sorts fn[0..n) by address and keeps the best alias of each
- * address (fn_cmp's order: highest rank, then first in the symbol table),
+ * address (the highest rank; of equals, the first in the symbol table),
  * in place; it returns how many are kept, or SIZE_MAX (fn untouched)
  * without memory. fn[i].rank holds fn_rank_base on entry; names are read
  * only where aliases share an address. */
@@ -489,8 +478,7 @@ static long raw_symbols(Dwfl_Module *mod, struct sym_fn **out)
 		if (y->st_name == 0 || y->st_name >= sd->d_size || str[y->st_name] == 0)
 			continue;
 		GElf_Sym g = { .st_info = y->st_info, .st_size = y->st_size };
-		fn[n++] = (struct sym_fn){ y->st_value + bias, y->st_size, str + y->st_name, fn_rank_base(&g),
-					   (uint32_t)i };
+		fn[n++] = (struct sym_fn){ y->st_value + bias, y->st_size, str + y->st_name, fn_rank_base(&g) };
 	}
 	*out = fn;
 	return (long)n;
@@ -524,21 +512,17 @@ static void syms_build(struct mod_info *mi, Dwfl_Module *mod)
 		int type = GELF_ST_TYPE(sym.st_info);
 		if (type != STT_FUNC && type != STT_GNU_IFUNC && type != STT_NOTYPE)
 			continue;
-		fn[n++] = (struct sym_fn){ addr, sym.st_size, name, fn_rank_base(&sym), (uint32_t)i };
+		fn[n++] = (struct sym_fn){ addr, sym.st_size, name, fn_rank_base(&sym) };
 	}
 	if (n == 0) {
 		free(fn);
 		return;
 	}
 	size_t k = sort_fns(fn, n);
-	if (k == SIZE_MAX) { /* no memory for the radix sort's keys */
-		for (size_t i = 0; i < n; i++)
-			fn[i].rank = fn_rank_named(fn[i].rank, fn[i].name);
-		qsort(fn, n, sizeof *fn, fn_cmp);
-		k = 0; /* keep the best alias of each address */
-		for (size_t i = 0; i < n; i++)
-			if (k == 0 || fn[k - 1].addr != fn[i].addr)
-				fn[k++] = fn[i];
+	if (k == SIZE_MAX) { /* no memory for the sort: the slow way (func_symbol) */
+		free(fn);
+		mi->syms_oom = true;
+		return;
 	}
 	mi->fn = fn;
 	mi->nfn = k;

@@ -9,14 +9,13 @@ _Atomic uint64_t gt_waiter_bits[GT_WAIT_SLOTS / 64];
 void gt_waiter_add(uintptr_t key, int delta)
 {
 	uint32_t h = gt_wait_slot(key, GT_WAIT_SLOTS);
-	uint64_t bit = UINT64_C(1) << (h & 63);
 	uint32_t was = atomic_fetch_add(&gt_waiters[h], (uint32_t)delta);
 	if (delta > 0 && was == 0) {
-		atomic_fetch_or(&gt_waiter_bits[h >> 6], bit);
+		gt_bitsum_raised(gt_waiter_bits, h);
 	} else if (delta < 0 && was == 1) {
-		atomic_fetch_and(&gt_waiter_bits[h >> 6], ~bit);
+		gt_bitsum_clear(gt_waiter_bits, h);
 		if (atomic_load(&gt_waiters[h]) != 0)
-			atomic_fetch_or(&gt_waiter_bits[h >> 6], bit);
+			gt_bitsum_raised(gt_waiter_bits, h);
 	}
 }
 

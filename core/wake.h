@@ -13,6 +13,8 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
+#include "bitsum.h"
+
 #define GT_WAIT_SLOTS 4096
 #define GT_WAKE_RECORDS 1024
 #define GT_WAKE_FRAMES 2
@@ -30,17 +32,13 @@ static inline uint32_t gt_wait_slot(uintptr_t key, uint32_t nslots)
 	return (uint32_t)(((uint64_t)key * 0x9e3779b97f4a7c15ull) >> (64 - __builtin_ctz(nslots)));
 }
 
-/* gt_waiter_add counts a waiter on key in (delta 1) or out (-1). The count
- * that leaves 0 sets the slot's bit; the one that reaches 0 clears it and
- * sets it again if another waiter came in meanwhile (seq_cst orders the
- * count and bit operations of all waiters, so a slot with waiters never
- * stays without its bit). A waiter's slow path only. */
+/* gt_waiter_add counts a waiter on key in (delta 1) or out (-1) and keeps
+ * the slot's summary bit (core/bitsum.h). A waiter's slow path only. */
 void gt_waiter_add(uintptr_t key, int delta);
 
 static inline int gt_has_waiters(uintptr_t key)
 {
-	uint32_t h = gt_wait_slot(key, GT_WAIT_SLOTS);
-	return (atomic_load_explicit(&gt_waiter_bits[h >> 6], memory_order_relaxed) >> (h & 63)) & 1;
+	return gt_bitsum_test(gt_waiter_bits, gt_wait_slot(key, GT_WAIT_SLOTS));
 }
 
 /* gt_wake_leave records a release of key at time ts by the call site
