@@ -219,7 +219,7 @@ static int wait_writer(struct gt_thread *t)
 		}
 		if (gt_now() - start > WRITER_WAIT_NS)
 			return -1;
-		sched_yield();
+		gt_sys_yield();
 	}
 	return 0;
 }
@@ -235,7 +235,7 @@ static void snapshot(struct gt_thread *t, struct snap *sn)
 	for (;;) {
 		uint32_t s = atomic_load_explicit(&t->wseq, memory_order_acquire);
 		if (s & 1) {
-			sched_yield();
+			gt_sys_yield();
 			continue;
 		}
 		sn->state = __atomic_load_n(&t->state, __ATOMIC_RELAXED);

@@ -8,6 +8,7 @@
 #include "../encoder/writer.h"
 #include "chunk.h"
 #include "section.h"
+#include "sys.h"
 #include "hash.h"
 #include "identity.h"
 #include "inline.h"
@@ -381,7 +382,7 @@ void gt_thread_end(struct gt_thread *t)
 	/* Cancelled inside a call that may wait: settle it with the flusher. */
 	if (atomic_exchange(&t->call_t0, 0) == GT_CALL_CLAIMED) {
 		while (atomic_load(&t->call_t0) != GT_CALL_CONVERTED)
-			sched_yield();
+			gt_sys_yield();
 		atomic_store(&t->call_t0, 0);
 	}
 	if (t->state == GT_T_NONE || t->state == GT_T_DEAD || !t->registered)
@@ -481,7 +482,7 @@ void gt_call_end(struct gt_thread *t)
 	if (v == GT_CALL_CLAIMED) {
 		/* The flusher is writing the call's beginning right now. */
 		while (atomic_load_explicit(&t->call_t0, memory_order_acquire) != GT_CALL_CONVERTED)
-			sched_yield();
+			gt_sys_yield();
 		atomic_store_explicit(&t->call_t0, 0, memory_order_relaxed);
 		v = GT_CALL_CONVERTED;
 	}

@@ -13,6 +13,10 @@
 
 static inline int gt_gettid(void) { return (int)syscall(SYS_gettid); }
 
+/* gt_sys_yield: sched_yield without passing through the library's own
+ * exported wrapper (which would write a GoStop for the tracer's spin). */
+static inline void gt_sys_yield(void) { syscall(SYS_sched_yield); }
+
 static inline long gt_futex_wait(void *addr, int expect, const struct timespec *rel)
 {
 	return syscall(SYS_futex, addr, FUTEX_WAIT_PRIVATE, expect, rel, NULL, 0);
