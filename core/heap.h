@@ -36,7 +36,7 @@ enum gt_heap_mode {
 extern int gt_heap_mode __attribute__((visibility("hidden")));
 
 /* "gotrace.heap sample_bytes=<M>" when sampled, else "": every generation's
- * string table holds it (core/advance.c). */
+ * string table holds it (core/gen_strings.c). */
 extern char gt_heap_sample_string[64] __attribute__((visibility("hidden")));
 
 /* gt_heap_configure: from the constructor, GOTRACE_MALLOC's values
