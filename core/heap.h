@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "emit.h"
+#include "thread.h"
 
 /* The info batch's min_addr and align: object ids are not addresses
  * (core/heapid.h), but id * GT_HEAP_ALIGN + GT_HEAP_MIN_ADDR is a unique
