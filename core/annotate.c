@@ -7,9 +7,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "clock.h"
-#include "section.h"
-#include "stack.h"
+#include "event.h"
 
 static _Atomic uint64_t next_task = 1;
 
@@ -28,10 +26,10 @@ static int annotate(struct gt_thread *t, uint8_t type, uint64_t a0, int nstr, co
 	if (gt_ready(t) != 0)
 		goto out;
 	uintptr_t *pcs = t->side->pcs;
-	unsigned n = gt_stack_capture(pcs, site);
-	uint64_t ts = gt_now();
+	unsigned n;
+	uint64_t ts;
 	struct section s;
-	if (!gt_section_open(&s, t, ts))
+	if (!gt_event_open(&s, t, site, pcs, &n, 0, &ts))
 		goto out;
 	uint64_t args[5];
 	unsigned k = 0;

@@ -35,7 +35,7 @@ int gt_call_convert(struct gt_thread *t, uint64_t old, uint64_t ts, int wrote_st
 	}
 	/* The flusher cannot unwind another thread's stack: the interposed
 	 * function and its caller. The thread itself, switching during its
-	 * call (switch_during_call, core/emit.c), has taken its whole stack. */
+	 * call (switch_during_call, core/callwait.c), has taken its whole stack. */
 	uintptr_t two[2] = { t->call_site, t->call_caller };
 	const uintptr_t *pcs = two;
 	unsigned n = t->call_caller ? 2 : 1;

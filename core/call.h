@@ -1,15 +1,17 @@
 /* call.h — the protocol of calls that may wait in the kernel (I/O, poll,
  * waitpid ...), and the generation switch's side of it.
  *
- * The thread's side is in core/emit.h (gt_call_begin, gt_call_end): while
+ * The thread's side is core/callwait.h (gt_call_begin, gt_call_end): while
  * such a call runs, t->call_t0 holds its start time. A call still running
- * when a generation ends is converted by the switch (core/advance.c): it
- * claims call_t0 with a CAS (GT_CALL_CLAIMED), writes the call's beginning
- * into the closing generation (stack: the interposed function and its
- * caller) and publishes GT_CALL_CONVERTED, so a long wait is never shown as
- * running. The thread, on return, exchanges call_t0 with 0; seeing CLAIMED
- * it waits for CONVERTED, then writes only the end. Until then the thread's
- * trace state is the switch's. */
+ * when a generation ends is converted by the switch (gt_call_convert, here;
+ * called for each thread by core/gen_status.c): it claims call_t0 with a
+ * CAS (GT_CALL_CLAIMED), writes the call's beginning into the closing
+ * generation (stack: the interposed function and its caller) and publishes
+ * GT_CALL_CONVERTED, so a long wait is never shown as running. The thread,
+ * on return, exchanges call_t0 with 0; seeing CLAIMED it waits for
+ * CONVERTED, then writes only the end. Until then the thread's trace state
+ * is the switch's. Two files: the thread's side may run a whole switch
+ * itself (core/inline.h), of which this side is a part. */
 #ifndef GT_CALL_H
 #define GT_CALL_H
 

@@ -106,6 +106,17 @@ void gt_flight_describe(char *buf, unsigned long len)
 		 kept_count == 1 ? "" : "s", (double)kept_bytes / 1e6);
 }
 
+void gt_flight_write_out(void)
+{
+	struct gt_sink_file f;
+	if (gt_sink_begin(&f) == 0 && gt_flight_write(&f) == 0) {
+		char what[96];
+		gt_flight_describe(what, sizeof what);
+		gt_warn("flight recorder: %s written to %s", what, f.path);
+	}
+	gt_sink_end(&f);
+}
+
 void gt_flight_snapshot(void)
 {
 	char path[4096 + 32];

@@ -7,7 +7,8 @@
  * trace whose first generation is any number as long as the following ones
  * are consecutive; so any run of consecutive generations, after a header,
  * is a valid trace on its own. Every function here runs with
- * gt.advance_lock held (core/advance.c is the only caller). */
+ * gt.advance_lock held (core/advance.c calls them), or in the fork child's
+ * only thread (gt_flight_forget, core/init.c). */
 #ifndef GT_FLIGHT_H
 #define GT_FLIGHT_H
 
@@ -29,6 +30,10 @@ int gt_flight_write(struct gt_sink_file *f);
 
 /* gt_flight_describe formats "the last 9.8s (10 generations, 3.2 MB)". */
 void gt_flight_describe(char *buf, unsigned long len);
+
+/* gt_flight_write_out writes every kept generation to the trace file
+ * (the final generation's end: exit, death, exec) and says so on stderr. */
+void gt_flight_write_out(void);
 
 /* gt_flight_snapshot writes a complete trace (header and the kept
  * generations) to a new file next to the trace file: <OUT>.snap1,

@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "emit.h"
+#include "thread.h"
 
 /* The info batch's min_addr and align: object ids are not addresses
  * (core/heapid.h), but id * GT_HEAP_ALIGN + GT_HEAP_MIN_ADDR is a unique
@@ -36,7 +36,7 @@ enum gt_heap_mode {
 extern int gt_heap_mode __attribute__((visibility("hidden")));
 
 /* "gotrace.heap sample_bytes=<M>" when sampled, else "": every generation's
- * string table holds it (core/advance.c). */
+ * string table holds it (core/gen_strings.c). */
 extern char gt_heap_sample_string[64] __attribute__((visibility("hidden")));
 
 /* gt_heap_configure: from the constructor, GOTRACE_MALLOC's values

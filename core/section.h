@@ -1,5 +1,6 @@
 /* section.h — the write section: what every event writer in core/ uses
- * (see invariant 1 in tracer.h). Internal to the library. */
+ * (see invariant 1 in tracer.h). Internal to the library. The fast halves
+ * are inline here; their slow halves are in core/section.c. */
 #ifndef GT_SECTION_H
 #define GT_SECTION_H
 
@@ -117,7 +118,27 @@ static inline void section_close(struct section *s)
 	section_leave(s->t);
 }
 
-/* gt_ready announces the thread if it never was; 0 when it now runs its G. */
+/* gt_section_proc_status writes the P's status once per generation (the
+ * thread's P, s->t->p). */
+void gt_section_proc_status(struct section *s, uint64_t ts, uint64_t pstatus);
+
+/* gt_section_born marks the thread's first generation, with its G in
+ * state; inside its first section. */
+void gt_section_born(struct section *s, uint8_t state);
+
+/* gt_section_label writes GoLabel for a pending pthread_setname_np (the
+ * name is taken at the thread's next event while its G runs). pre: running
+ * G. Preserves errno. */
+void gt_section_label_slow(struct section *s, uint64_t ts);
+static inline void gt_section_label(struct section *s, uint64_t ts)
+{
+	if (__builtin_expect(atomic_load_explicit(&s->t->label_pending, memory_order_relaxed) != 0, 0))
+		gt_section_label_slow(s, ts);
+}
+
+/* gt_ready announces the thread if it never was (GoCreateSyscall: a thread
+ * started before the library was loaded, or by a raw clone); 0 when it now
+ * runs its G. */
 int gt_ready_slow(struct gt_thread *t);
 static inline int gt_ready(struct gt_thread *t)
 {

@@ -86,7 +86,7 @@ static void on_death(int sig, siginfo_t *si, void *ucv)
 	 * whether this thread may write the final generation itself (only a
 	 * thread with nothing of the tracer interrupted may). */
 	if (own) {
-		atomic_store(&gt.dying, 1); /* no malloc in this final (core/advance.c) */
+		atomic_store(&gt.dying, 1); /* no malloc in this final (core/gen_stacks.c) */
 		gt_flusher_final(FINAL_WAIT_MS);
 	}
 	struct sigaction dfl;

@@ -400,6 +400,14 @@ int gt_sink_begin(struct gt_sink_file *f)
 	return 0;
 }
 
+void gt_sink_write(struct iovec *iov, int n)
+{
+	struct gt_sink_file f;
+	if (gt_sink_begin(&f) == 0)
+		gt_sink_generation(&f, iov, n);
+	gt_sink_end(&f);
+}
+
 int gt_sink_begin_new(struct gt_sink_file *f, const char *path)
 {
 	memset(f, 0, sizeof *f);

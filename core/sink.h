@@ -72,6 +72,10 @@ int gt_sink_begin(struct gt_sink_file *f);
 int gt_sink_generation(struct gt_sink_file *f, struct iovec *iov, int n);
 void gt_sink_end(struct gt_sink_file *f);
 
+/* gt_sink_write writes one complete generation to the output: begin,
+ * generation, end (what a switch without the flight recorder does). */
+void gt_sink_write(struct iovec *iov, int n);
+
 /* gt_sink_begin_new opens a new trace file at path (a flight-recorder
  * snapshot): created or truncated, header written. */
 int gt_sink_begin_new(struct gt_sink_file *f, const char *path);

@@ -20,6 +20,7 @@ struct gt_thread;
 /* Synthetic frames: PCs no code can have, named by the flusher. */
 #define GT_PC_SYNTHETIC 0xfff0000000000000ull
 #define GT_PC_MAIN (GT_PC_SYNTHETIC | 1) /* "main": the main thread's goroutine */
+#define GT_PC_MAIN_NAME "main"          /* the synthetic frames' name */
 
 /* gt_stack_init finds the library's own mapping, publishes the first
  * module table and the main thread's stack range. From the constructor. */

@@ -106,7 +106,7 @@ size_t gt_sym_lookup(struct gt_symbolizer *s, uint64_t pc, bool is_return_addres
 
 /* gt_sym_lookup_cached is gt_sym_lookup for a PC already looked up: 0 for
  * any other. Allocates nothing, opens nothing (a final generation written
- * while the program's own allocator may be locked: core/advance.c). */
+ * while the program's own allocator may be locked: core/gen_stacks.c). */
 size_t gt_sym_lookup_cached(struct gt_symbolizer *s, uint64_t pc, bool is_return_address,
 			    struct gt_sym_frame *out, size_t max);
 

@@ -58,7 +58,7 @@ struct gt_tracer {
 	/* When each generation began, indexed by gen & 1; stored by the
 	 * flusher before the generation itself, so a writer that sees a
 	 * generation sees its start. No batch of a generation starts earlier
-	 * (core/emit.c, gt_room_slow): Go's readers would otherwise move an
+	 * (core/section.c, gt_room_slow): Go's readers would otherwise move an
 	 * event stamped before the switch (a wake-up stamped with its waker's
 	 * time) to after the previous generation's last event. */
 	_Atomic uint64_t gen_start[2];

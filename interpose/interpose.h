@@ -88,7 +88,7 @@ static inline const char *gt_fn_name(const char *c_name)
 #define GT_CALLER() ((uintptr_t)__builtin_return_address(0))
 
 /* A call that may wait in the kernel, recorded only when it did wait
- * (core/emit.h, gt_call_begin/end). */
+ * (core/callwait.h, gt_call_begin/end). */
 #define GT_WAIT_CALL(kind, site, call)                                   \
 	do {                                                             \
 		struct gt_thread *t = gt_enter();                        \

@@ -488,11 +488,11 @@ class RawCloneTest(_TortureCase):
 # 7, 8. The trace file deleted, the disk full, in the middle of a run
 
 
-def advance_warns_on_deleted_file():
+def sink_warns_on_deleted_file():
     """Whether this tree's writer checks st_nlink (the warning for a deleted
     trace file); until it does, that part of the check is skipped."""
     try:
-        with open(os.path.join(gtlib.ROOT, "core", "advance.c")) as f:
+        with open(os.path.join(gtlib.ROOT, "core", "sink.c")) as f:
             return "st_nlink" in f.read()
     except OSError:
         return False
@@ -541,9 +541,9 @@ class TraceFileGoneTest(_TortureCase):
         traced, plain = self.run_and_meanwhile(trace, lambda: os.unlink(trace), 20000)
         self.assert_same(plain, traced)
         lines = gotrace_lines(traced.stderr)
-        if not advance_warns_on_deleted_file():
+        if not sink_warns_on_deleted_file():
             self.skipTest("program unaffected; the one-line warning for a deleted trace file is not in "
-                          "this tree yet (core/advance.c has no st_nlink check); gotrace printed %s" % lines)
+                          "this tree yet (core/sink.c has no st_nlink check); gotrace printed %s" % lines)
         self.assertEqual(len(lines), 1, traced.describe())
         self.assertIn("deleted", lines[0], traced.describe())
 

@@ -1,0 +1,115 @@
+/* block.c — a traced thread waits and is woken (block.h). */
+#include "block.h"
+
+#include "event.h"
+
+int gt_block(struct gt_thread *t, enum gt_str reason, uintptr_t site, uintptr_t key)
+{
+	int done = 0;
+	t->inside++;
+	if (gt_ready(t) != 0)
+		goto out;
+	uint64_t ts;
+	struct section s;
+	if (!gt_event_open(&s, t, site, t->block_pcs, &t->block_n, 0, &ts))
+		goto out;
+	gt_section_label(&s, ts);
+	uint64_t stk = gt_stack_id(t, s.gen, t->block_pcs, t->block_n);
+	ev2(s.b, GT_EV_GO_BLOCK, ts, reason, stk);
+	t->state = GT_T_BLOCKED;
+	t->block_ts = ts;
+	t->wait_key = key;
+	section_close(&s);
+	if (key)
+		gt_waiter_add(key, 1);
+	done = 1;
+out:
+	t->inside--;
+	return done;
+}
+
+void gt_unblock(struct gt_thread *t, int woken)
+{
+	if (t->state != GT_T_BLOCKED)
+		return;
+	t->inside++;
+	uintptr_t key = t->wait_key;
+	if (key)
+		gt_waiter_add(key, -1);
+	t->wait_key = 0;
+	uint64_t now = gt_now();
+	uint64_t uts = now;
+	uintptr_t wpcs[GT_WAKE_FRAMES];
+	unsigned wn = 0;
+	if (woken && key)
+		wn = gt_wake_find(key, t->block_ts, now, wpcs, &uts);
+	struct section s;
+	if (!gt_section_open(&s, t, uts))
+		goto out;
+	uint64_t stk = wn ? gt_stack_id(t, s.gen, wpcs, wn) : gt_stack_id(t, s.gen, t->block_pcs, t->block_n);
+	gt_event_wake_self(&s, uts, now, stk);
+	gt_section_label(&s, now);
+	section_close(&s);
+out:
+	t->inside--;
+}
+
+void gt_waited(struct gt_thread *t, enum gt_str reason, uintptr_t site, uint64_t t0, uint64_t min_ns)
+{
+	uint64_t now = gt_now();
+	if (now - t0 < min_ns)
+		return;
+	t->inside++;
+	if (gt_ready(t) != 0)
+		goto out;
+	uint64_t ts;
+	struct section s;
+	if (!gt_event_open(&s, t, site, t->block_pcs, &t->block_n, t0, &ts))
+		goto out;
+	gt_section_label(&s, ts);
+	uint64_t stk = gt_stack_id(t, s.gen, t->block_pcs, t->block_n);
+	ev2(s.b, GT_EV_GO_BLOCK, ts, reason, stk);
+	t->state = GT_T_BLOCKED;
+	gt_event_wake_self(&s, now, now, stk);
+	section_close(&s);
+out:
+	t->inside--;
+}
+
+void gt_wake_release(uintptr_t key, uintptr_t site, uintptr_t caller)
+{
+	gt_wake_leave(key, gt_now(), site, caller);
+}
+
+void gt_yield_begin(struct gt_thread *t, uintptr_t site)
+{
+	t->inside++;
+	if (gt_ready(t) != 0)
+		goto out;
+	uintptr_t *pcs = t->side->pcs;
+	unsigned n;
+	uint64_t ts;
+	struct section s;
+	if (!gt_event_open(&s, t, site, pcs, &n, 0, &ts))
+		goto out;
+	ev2(s.b, GT_EV_GO_STOP, ts, GT_STR_YIELD, gt_stack_id(t, s.gen, pcs, n));
+	t->state = GT_T_RUNNABLE;
+	section_close(&s);
+out:
+	t->inside--;
+}
+
+void gt_yield_end(struct gt_thread *t)
+{
+	if (t->state != GT_T_RUNNABLE)
+		return;
+	t->inside++;
+	uint64_t ts = gt_now();
+	struct section s;
+	if (gt_section_open(&s, t, ts)) {
+		ev2(s.b, GT_EV_GO_START, ts, t->g, ++t->g_seq);
+		t->state = GT_T_RUNNING;
+		section_close(&s);
+	}
+	t->inside--;
+}

@@ -1,0 +1,45 @@
+/* callwait.h — the thread's side of calls that may wait in the kernel (I/O,
+ * poll, waitpid ...; the protocol: core/call.h). For the interposers
+ * (core/emit.h).
+ *
+ * Such calls cost nothing but two clock reads when they return at once.
+ * gt_call_begin notes the start; gt_call_end, after the real call, writes
+ * the wait after the fact when it lasted GT_SHORT_WAIT_NS or more:
+ * GoBlock("network") ... GoUnblock + GoStart for sockets, GoSyscallBegin
+ * ... GoSyscallEnd for the rest. A call still running when a generation
+ * ends is converted by the switch (gt_call_convert, core/call.h), so a long
+ * wait is never shown as running. Traced calls made while one of these
+ * runs (signal handlers) pass through. */
+#ifndef GT_CALLWAIT_H
+#define GT_CALLWAIT_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "call.h"
+#include "clock.h"
+#include "thread.h"
+
+void gt_call_begin_slow(struct gt_thread *t, int kind, uintptr_t site, uintptr_t caller);
+void gt_call_end(struct gt_thread *t);
+
+static inline void gt_call_begin(struct gt_thread *t, int kind, uintptr_t site, uintptr_t caller)
+{
+	t->inside++;
+	t->quiet++;
+	if (__builtin_expect(t->state != GT_T_RUNNING, 0)) {
+		gt_call_begin_slow(t, kind, site, caller);
+		return;
+	}
+	t->call_kind = (uint8_t)kind;
+	t->call_site = site;
+	t->call_caller = caller;
+	atomic_store_explicit(&t->call_t0, gt_now(), memory_order_release);
+}
+
+/* gt_call_cancelled: the thread ends (cancelled, or exiting from a signal
+ * handler) perhaps inside such a call: settles it with the switch, which
+ * may be converting it right now. */
+void gt_call_cancelled(struct gt_thread *t);
+
+#endif

@@ -1,0 +1,148 @@
+/* goroutine.c — a traced thread's life as a goroutine (goroutine.h). */
+#include "goroutine.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "block.h"
+#include "callwait.h"
+#include "event.h"
+#include "identity.h"
+
+uint64_t gt_new_goroutine(void)
+{
+	return atomic_fetch_add(&gt.next_g, 1);
+}
+
+uint64_t gt_create(struct gt_thread *t, uint64_t new_g, uintptr_t start_pc, uintptr_t site)
+{
+	int saved = errno;
+	uint64_t gen = 0;
+	t->inside++;
+	if (gt_ready(t) != 0)
+		goto out;
+	uintptr_t *pcs = t->side->pcs;
+	unsigned n;
+	uint64_t ts;
+	struct section s;
+	if (!gt_event_open(&s, t, site, pcs, &n, 0, &ts))
+		goto out;
+	gt_section_label(&s, ts);
+	uint64_t new_stk = gt_stack_id(t, s.gen, &start_pc, 1);
+	uint64_t stk = gt_stack_id(t, s.gen, pcs, n);
+	ev3(s.b, GT_EV_GO_CREATE, ts, new_g, new_stk, stk);
+	gen = s.gen;
+	section_close(&s);
+out:
+	t->inside--;
+	errno = saved;
+	return gen;
+}
+
+void gt_thread_begin(struct gt_thread *t, uint64_t g, uintptr_t start_pc, uint64_t create_gen)
+{
+	int saved = errno;
+	t->inside++;
+	gt_thread_register(t, g, start_pc);
+	if (!t->p)
+		goto out;
+	uint64_t ts = gt_now();
+	struct section s;
+	if (!gt_section_open(&s, t, ts))
+		goto out;
+	gt_section_proc_status(&s, ts, GT_P_IDLE);
+	ev2(s.b, GT_EV_PROC_START, ts, t->p->id, ++t->p->seq);
+	if (s.gen != create_gen)
+		ev3(s.b, GT_EV_GO_STATUS, ts, g, GT_NO_THREAD, GT_G_RUNNABLE);
+	t->g_seq = 0;
+	ev2(s.b, GT_EV_GO_START, ts, g, ++t->g_seq);
+	gt_section_born(&s, GT_T_RUNNING);
+	gt_section_label(&s, ts);
+	section_close(&s);
+out:
+	t->inside--;
+	errno = saved;
+}
+
+void gt_main_begin(struct gt_thread *t)
+{
+	t->inside++;
+	gt_thread_register(t, 1, 0);
+	if (!t->p)
+		goto out;
+	uint64_t ts = gt_now();
+	struct section s;
+	if (!gt_section_open(&s, t, ts))
+		goto out;
+	gt_section_proc_status(&s, ts, GT_P_RUNNING);
+	uintptr_t main_pc = GT_PC_MAIN;
+	uint64_t main_stk = gt_stack_id(t, s.gen, &main_pc, 1);
+	ev4(s.b, GT_EV_GO_STATUS_STACK, ts, t->g, t->m, GT_G_RUNNING, main_stk);
+	t->g_seq = 0;
+	gt_section_born(&s, GT_T_RUNNING);
+	/* Which process this is, where `go tool trace` shows it (core/identity.h). */
+	const char *who = gt.identity + sizeof GT_IDENTITY_PREFIX;
+	struct gt_strtab *st = &gt.strings[s.gen & 1];
+	uint64_t cat = gt_strtab_put(st, GT_IDENTITY_PREFIX, sizeof GT_IDENTITY_PREFIX - 1);
+	uint64_t msg = gt_strtab_put(st, who, strlen(who));
+	if (cat && msg)
+		ev4(s.b, GT_EV_USER_LOG, ts, 0, cat, msg, main_stk);
+	section_close(&s);
+out:
+	t->inside--;
+}
+
+void gt_thread_end(struct gt_thread *t)
+{
+	int saved = errno;
+	t->inside++;
+	gt_call_cancelled(t);
+	if (t->state == GT_T_NONE || t->state == GT_T_DEAD || !t->registered)
+		goto out;
+	if (t->start_pc)
+		gt_release((uintptr_t)t->self, t->start_pc, 0); /* wakes joiners */
+	uint64_t ts = gt_now();
+	struct section s;
+	if (!gt_section_open(&s, t, ts))
+		goto out;
+	switch (t->state) {
+	case GT_T_BLOCKED: /* cancelled in a wait */
+		if (t->wait_key)
+			gt_waiter_add(t->wait_key, -1);
+		gt_event_wake_self(&s, ts, ts, gt_stack_id(t, s.gen, t->block_pcs, t->block_n));
+		break;
+	case GT_T_RUNNABLE:
+		ev2(s.b, GT_EV_GO_START, ts, t->g, ++t->g_seq);
+		break;
+	case GT_T_SYSCALL:
+		ev0(s.b, GT_EV_GO_SYSCALL_END, ts);
+		break;
+	}
+	ev0(s.b, GT_EV_GO_DESTROY, ts);
+	ev0(s.b, GT_EV_PROC_STOP, ts);
+	t->state = GT_T_DEAD;
+	section_close(&s);
+out:
+	gt_thread_unregister(t);
+	gt_thread_side_free(t);
+	t->state = GT_T_DEAD;
+	/* t->inside stays raised: nothing on this thread is traced again. */
+	errno = saved;
+}
+
+void gt_label(struct gt_thread *t, pthread_t th, const char *name)
+{
+	int saved = errno;
+	t->inside++;
+	gt_thread_set_label(th, name);
+	if (pthread_equal(th, pthread_self()) && gt_ready(t) == 0) {
+		uint64_t ts = gt_now();
+		struct section s;
+		if (gt_section_open(&s, t, ts)) {
+			gt_section_label(&s, ts);
+			section_close(&s);
+		}
+	}
+	t->inside--;
+	errno = saved;
+}
