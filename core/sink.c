@@ -543,8 +543,9 @@ void gt_sink_hold(void)
 		out.held_fd = out.stream_fd; /* the same number, now in our table */
 		return;
 	}
-	if (!out.created || out.failed)
-		return; /* created (and kept) by this thread's first write */
+	if (!out.created || out.failed || out.given_fd >= 0)
+		return; /* created (and kept) by this thread's first write; a
+		         * descriptor output has the same number here */
 	int fd = sys_open(out.path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0);
 	uint64_t size;
 	if (fd >= 0 && same_file(fd, &size) == 0)

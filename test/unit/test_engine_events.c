@@ -9,6 +9,8 @@
 
 #include "core/advance.h"
 #include "core/call.h"
+#include "core/thread.h"
+#include "core/wake.h"
 #include "encoder/wire.h"
 #include "test_engine_fixture.h"
 
@@ -66,7 +68,9 @@ Test(engine_events, mutex_block_and_wake_up)
 	uint64_t g = ex_create(&th, contender, NULL);
 	cr_assert_gt(g, 1);
 	holding = 1;
-	sleep_ms(60); /* the contender blocks; a generation ends meanwhile */
+	while (!gt_has_waiters((uintptr_t)&mu)) /* the contender blocks */
+		sleep_ms(1);
+	sleep_ms(60); /* a generation ends meanwhile */
 	ex_unlock(&mu);
 	ex_join(th);
 	ex_stop();
@@ -104,14 +108,38 @@ Test(engine_events, mutex_block_and_wake_up)
 
 static int pipefd[2];
 
+static _Atomic int reads_begun; /* reads the test body began */
+
+/* read_begun: the reader t began its read number k (the body counts them
+ * before each; call_t0 is set while the call runs, core/emit.h). */
+static void read_begun(struct gt_thread *t, int k)
+{
+	while (atomic_load(&reads_begun) < k || atomic_load(&t->call_t0) == 0)
+		sleep_ms(1);
+}
+
+/* late_writer writes a byte 30 ms after the reader (arg) began each of
+ * its two reads. */
 static void *late_writer(void *arg)
 {
-	(void)arg;
+	struct gt_thread *reader = arg;
+	read_begun(reader, 1);
 	sleep_ms(30);
 	cr_assert_eq(write(pipefd[1], "x", 1), 1);
+	read_begun(reader, 2);
 	sleep_ms(30);
 	cr_assert_eq(write(pipefd[1], "y", 1), 1);
 	return NULL;
+}
+
+/* two_reads: the body's two reads of one byte, of these kinds. */
+static void two_reads(int kind1, int kind2)
+{
+	char c;
+	atomic_fetch_add(&reads_begun, 1);
+	cr_assert_eq(ex_read_call(kind1, pipefd[0], &c, 1), 1);
+	atomic_fetch_add(&reads_begun, 1);
+	cr_assert_eq(ex_read_call(kind2, pipefd[0], &c, 1), 1);
 }
 
 Test(engine_events, calls_that_wait_in_the_kernel)
@@ -119,10 +147,8 @@ Test(engine_events, calls_that_wait_in_the_kernel)
 	ex_start(NULL);
 	cr_assert_eq(pipe(pipefd), 0);
 	pthread_t th;
-	ex_create(&th, late_writer, NULL);
-	char c;
-	cr_assert_eq(ex_read_call(GT_CALL_SYSCALL, pipefd[0], &c, 1), 1);
-	cr_assert_eq(ex_read_call(GT_CALL_NETWORK, pipefd[0], &c, 1), 1);
+	ex_create(&th, late_writer, &gt_self);
+	two_reads(GT_CALL_SYSCALL, GT_CALL_NETWORK);
 	ex_join(th);
 	ex_stop();
 	struct ex_trace *t = ex_read();
@@ -165,5 +191,29 @@ Test(engine_events, format_26_ends_each_generation)
 	cr_assert(s);
 	cr_assert_eq(s->n, 1);
 	cr_assert_str_eq(s->f[0].func, "ex_yield");
+	ex_free_trace(t);
+}
+
+Test(engine_events, a_long_call_is_converted_by_the_switch)
+{
+	ex_start((const char *const[]){ "GOTRACE_PERIOD=5ms", NULL });
+	cr_assert_eq(pipe(pipefd), 0);
+	pthread_t th;
+	ex_create(&th, late_writer, &gt_self); /* a second thread: the flusher switches */
+	two_reads(GT_CALL_SYSCALL, GT_CALL_SYSCALL); /* ~30 ms each, several periods */
+	ex_join(th);
+	ex_stop();
+	struct ex_trace *t = ex_read();
+	/* The call's beginning is in the generation it began in, written by
+	 * the switch that ended it; its end generations later. */
+	size_t b = ex_next(t, 0, GT_EV_GO_SYSCALL_BEGIN, 1);
+	cr_assert_lt(b, t->nev);
+	cr_assert_str_eq(ex_leaf(t, &t->ev[b], 1), "ex_read_call");
+	size_t e = b + 1;
+	while (e < t->nev && !(t->ev[e].m == t->ev[b].m &&
+			       (t->ev[e].type == GT_EV_GO_SYSCALL_END || t->ev[e].type == GT_EV_GO_SYSCALL_END_BLOCKED)))
+		e++;
+	cr_assert_lt(e, t->nev, "the call's end");
+	cr_assert_gt(t->ev[e].gen, t->ev[b].gen, "the wait spans generations");
 	ex_free_trace(t);
 }

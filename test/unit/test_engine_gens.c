@@ -7,12 +7,15 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "core/advance.h"
+#include "core/chunk.h"
 #include "core/config.h"
 #include "core/engine.h"
+#include "core/fork.h"
 #include "core/tracer.h"
 #include "encoder/wire.h"
 #include "test_engine_fixture.h"
@@ -109,12 +112,16 @@ Test(engine_gens, back_pressure_holds_writers_to_the_buffer)
 	enum { T = 4, N = 150000 };
 	pthread_t th[T];
 	uint64_t g[T];
-	/* The flusher falls behind: the switch is held up for 300 ms, in
-	 * which the threads write far more than the 1 MB buffer holds. */
+	/* The flusher falls behind: the switch is held up until the threads
+	 * have filled the 1 MB buffer (they write 3.6 MB), and a little longer
+	 * so that they wait for it. */
 	gt_lock(&gt.advance_lock);
 	for (int i = 0; i < T; i++)
 		g[i] = ex_create(&th[i], spinner, (void *)(long)N);
-	sleep_ms(300);
+	for (int ms = 0; ms < 5000 && !atomic_load(&gt_chunk_pressure); ms++)
+		sleep_ms(1);
+	cr_assert(atomic_load(&gt_chunk_pressure), "the buffer is full");
+	sleep_ms(50);
 	gt_unlock(&gt.advance_lock);
 	for (int i = 0; i < T; i++)
 		ex_join(th[i]);
@@ -133,6 +140,7 @@ Test(engine_gens, back_pressure_holds_writers_to_the_buffer)
 
 Test(engine_gens, the_flight_ring_keeps_the_last_generations)
 {
+	int err = stderr_to_memfd();
 	ex_start((const char *const[]){ "GOTRACE_FLIGHT=1MB", "GOTRACE_STACKS=0", NULL });
 	for (int i = 0; i < 400; i++) {
 		for (int k = 0; k < 500; k++)
@@ -149,6 +157,10 @@ Test(engine_gens, the_flight_ring_keeps_the_last_generations)
 	cr_assert_eq(t->syncs, t->gens);
 	cr_assert_eq(ex_count(t, GT_EV_GO_STOP, 1) % 500, 0, "whole generations");
 	ex_free_trace(t);
+	char text[512];
+	stderr_text(err, text, sizeof text);
+	cr_assert(strstr(text, "gotrace: flight recorder: the last ") && strstr(text, "written to /proc/self/fd/"),
+		  "stderr: %s", text);
 }
 
 Test(engine_gens, a_descriptor_keeps_what_it_held)
@@ -183,4 +195,27 @@ Test(engine_gens, a_read_only_descriptor_is_refused)
 	char text[512];
 	stderr_text(err, text, sizeof text);
 	cr_assert(strstr(text, "is not open for writing; the program runs untraced"), "stderr: %s", text);
+}
+
+Test(engine_gens, a_fork_child_leaves_the_parents_descriptor_alone)
+{
+	ex_start(NULL);
+	gt_fork_install(gt_engine_child_restart); /* as interpose/preload.c does */
+	ex_yield();
+	pid_t pid = fork();
+	cr_assert(pid >= 0);
+	if (pid == 0) {
+		ex_yield(); /* untraced: the output is the parent's */
+		gt_engine_stop();
+		_exit(0);
+	}
+	int status;
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	ex_yield();
+	ex_stop();
+	struct ex_trace *t = ex_read();
+	cr_assert_eq(t->first_gen, 1);
+	cr_assert_eq(ex_count(t, GT_EV_GO_STOP, 1), 2, "the parent's two yields, none of the child's");
+	ex_free_trace(t);
 }

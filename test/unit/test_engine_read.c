@@ -165,8 +165,28 @@ static void names(struct ex_trace *t)
 	}
 }
 
+/* keep copies the trace to $GT_UNIT_TRACE_DIR/<suite>.<test>.trace, when
+ * that is set, for the Go readers (test/integration/test_engine.py). */
+static void keep(void)
+{
+	const char *dir = getenv("GT_UNIT_TRACE_DIR");
+	if (!dir || !*dir)
+		return;
+	char path[4096];
+	snprintf(path, sizeof path, "%s/%s.%s.trace", dir, criterion_current_test->category,
+		 criterion_current_test->name);
+	FILE *out = fopen(path, "wb");
+	cr_assert(out, "%s", path);
+	char buf[65536];
+	ssize_t n;
+	for (off_t at = 0; (n = pread(ex_fd(), buf, sizeof buf, at)) > 0; at += n)
+		cr_assert_eq(fwrite(buf, 1, (size_t)n, out), (size_t)n);
+	cr_assert_eq(fclose(out), 0);
+}
+
 struct ex_trace *ex_read(void)
 {
+	keep();
 	struct ex_trace *t = calloc(1, sizeof *t);
 	struct gt_reader *r = malloc(sizeof *r);
 	cr_assert(t && r);
