@@ -82,9 +82,27 @@ build/obj/unit/test/unit/test_run_sources.o: $(wildcard tools/ident.* tools/outn
 build/unit-tests: $(UNIT_OBJ)
 	$(CC) -o $@ $^ -lcriterion $(LIBS) -lm
 
-# The share of the library's own functions linked into the unit tests.
+# The share of the library's own functions linked into the unit tests
+# (unit-coverage), and, with a gcov build of them, the share they run
+# (unit-coverage-run).
 unit-coverage: build/libgotrace.so build/unit-tests
 	bash scripts/unit-coverage.sh
+
+COV_OBJ := $(patsubst build/obj/unit/%,build/obj/cov/%,$(UNIT_OBJ))
+
+build/obj/cov/%.o: %.c $(wildcard */*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(BASE) --coverage -c -o $@ $<
+
+build/obj/cov/core/%.o: core/%.c $(wildcard */*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LIBFLAGS) --coverage -c -o $@ $<
+
+build/unit-tests-cov: $(COV_OBJ)
+	$(CC) --coverage -o $@ $^ -lcriterion $(LIBS) -lm
+
+unit-coverage-run: build/libgotrace.so build/unit-tests build/unit-tests-cov
+	bash scripts/unit-coverage.sh --run
 
 deps:
 	bash scripts/install-deps.sh
@@ -128,4 +146,4 @@ fuzz:
 clean:
 	rm -rf build
 
-.PHONY: all deps bench-deps unit unit-coverage integration test bench demo install fuzz clean
+.PHONY: all deps bench-deps unit unit-coverage unit-coverage-run integration test bench demo install fuzz clean

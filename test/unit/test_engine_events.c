@@ -217,3 +217,71 @@ Test(engine_events, a_long_call_is_converted_by_the_switch)
 	cr_assert_gt(t->ev[e].gen, t->ev[b].gen, "the wait spans generations");
 	ex_free_trace(t);
 }
+
+Test(engine_events, names_barriers_and_annotations)
+{
+	ex_start(NULL);
+	ex_setname(pthread_self(), "engine-main");
+	ex_barrier_wait(2);
+	uint64_t task = ex_task_begin("load");
+	ex_region(task, "parse", 1);
+	ex_log(task, "file", "a.txt");
+	ex_region(task, "parse", 0);
+	ex_task_end(task);
+	ex_stop();
+	struct ex_trace *t = ex_read();
+	size_t l = ex_next(t, 0, GT_EV_GO_LABEL, 1);
+	cr_assert_lt(l, t->nev);
+	cr_assert_str_eq(ex_string(t, t->ev[l].gen, t->ev[l].args[0]), "engine-main");
+	size_t b = ex_next(t, 0, GT_EV_GO_BLOCK, 1);
+	cr_assert_lt(b, t->nev);
+	cr_assert_str_eq(ex_string(t, t->ev[b].gen, t->ev[b].args[0]), "sync.barrier");
+	cr_assert_str_eq(ex_leaf(t, &t->ev[b], 1), "ex_barrier_wait");
+	/* The task, its region and the log, in order, on goroutine 1. */
+	size_t tb = ex_next(t, b, GT_EV_USER_TASK_BEGIN, 1);
+	cr_assert_lt(tb, t->nev);
+	uint64_t id = t->ev[tb].args[0];
+	cr_assert_str_eq(ex_string(t, t->ev[tb].gen, t->ev[tb].args[2]), "load");
+	size_t rb = ex_next(t, tb, GT_EV_USER_REGION_BEGIN, 1);
+	cr_assert_eq(t->ev[rb].args[0], id);
+	cr_assert_str_eq(ex_string(t, t->ev[rb].gen, t->ev[rb].args[1]), "parse");
+	size_t lg = ex_next(t, rb, GT_EV_USER_LOG, 1);
+	cr_assert_lt(lg, t->nev);
+	cr_assert_str_eq(ex_string(t, t->ev[lg].gen, t->ev[lg].args[1]), "file");
+	cr_assert_str_eq(ex_string(t, t->ev[lg].gen, t->ev[lg].args[2]), "a.txt");
+	cr_assert_str_eq(ex_leaf(t, &t->ev[lg], 3), "ex_log");
+	size_t re = ex_next(t, lg, GT_EV_USER_REGION_END, 1);
+	size_t te = ex_next(t, re, GT_EV_USER_TASK_END, 1);
+	cr_assert_lt(te, t->nev);
+	cr_assert_eq(t->ev[te].args[0], id);
+	ex_free_trace(t);
+}
+
+static pthread_mutex_t held = PTHREAD_MUTEX_INITIALIZER;
+
+static void *waits_on_held(void *arg)
+{
+	(void)arg;
+	ex_lock(&held);
+	ex_unlock(&held);
+	return NULL;
+}
+
+Test(engine_events, the_flusher_writes_the_end_while_threads_run)
+{
+	ex_start(NULL);
+	ex_lock(&held);
+	pthread_t th;
+	uint64_t g = ex_create(&th, waits_on_held, NULL);
+	while (!gt_has_waiters((uintptr_t)&held))
+		sleep_ms(1);
+	ex_stop(); /* a thread still waits: the flusher writes the final generation */
+	struct ex_trace *t = ex_read();
+	size_t b = ex_next(t, 0, GT_EV_GO_BLOCK, g);
+	cr_assert_lt(b, t->nev, "the waiting thread's block");
+	cr_assert_str_eq(ex_string(t, t->ev[b].gen, t->ev[b].args[0]), "sync.mutex");
+	cr_assert_eq(ex_count(t, GT_EV_GO_DESTROY, g), 0, "it had not ended");
+	ex_free_trace(t);
+	ex_unlock(&held); /* untraced from here on */
+	pthread_join(th, NULL);
+}

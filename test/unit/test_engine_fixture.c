@@ -13,8 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "core/annotate.h"
 #include "core/config.h"
 #include "core/emit.h"
 #include "core/engine.h"
@@ -30,10 +32,10 @@ __attribute__((weak)) size_t (*gt_real_usable)(void *) = malloc_usable_size;
 
 static int memfd = -1;
 
-void ex_start(const char *const *opts)
+/* options fills cfg from "GOTRACE_NAME=value" strings. */
+static void options(struct gt_config *cfg, const char *const *opts)
 {
-	struct gt_config cfg;
-	gt_config_defaults(&cfg);
+	gt_config_defaults(cfg);
 	for (; opts && *opts; opts++) {
 		const char *eq = strchr(*opts, '=');
 		cr_assert(eq, "option %s", *opts);
@@ -41,12 +43,28 @@ void ex_start(const char *const *opts)
 		for (int o = 0; o < GT_OPT_COUNT; o++) {
 			if (strncmp(gt_config_options[o].name, *opts, (size_t)(eq - *opts)) == 0 &&
 			    gt_config_options[o].name[eq - *opts] == 0) {
-				cr_assert_eq(gt_config_set(&cfg, (enum gt_opt)o, eq + 1), 0, "option %s", *opts);
+				cr_assert_eq(gt_config_set(cfg, (enum gt_opt)o, eq + 1), 0, "option %s", *opts);
 				found = 1;
 			}
 		}
 		cr_assert(found, "no option %s", *opts);
 	}
+}
+
+void ex_start_path(const char *const *opts, const char *pattern)
+{
+	struct gt_config cfg;
+	options(&cfg, opts);
+	cr_assert_eq(gt_config_set(&cfg, GT_OPT_OUT, pattern), 0);
+	static char *argv[] = { "engine-test", NULL };
+	struct gt_engine_output out = { .fd = -1 };
+	cr_assert_eq(gt_engine_start(&cfg, &out, 1, argv), 0);
+}
+
+void ex_start(const char *const *opts)
+{
+	struct gt_config cfg;
+	options(&cfg, opts);
 	memfd = memfd_create("engine-test.trace", MFD_CLOEXEC);
 	cr_assert(memfd >= 0);
 	static char *argv[] = { "engine-test", "--with", "two words", NULL };
@@ -217,4 +235,53 @@ __attribute__((noinline)) void ex_free(void *p)
 	t->inside++;
 	free(p);
 	t->inside--;
+}
+
+/* --- names, barriers, annotations ------------------------------------------- */
+
+__attribute__((noinline)) void ex_setname(pthread_t th, const char *name)
+{
+	cr_assert_eq(pthread_setname_np(th, name), 0);
+	struct gt_thread *t = gt_enter();
+	if (t)
+		gt_label(t, th, name);
+}
+
+__attribute__((noinline)) void ex_barrier_wait(int ms)
+{
+	struct gt_thread *t = gt_enter();
+	uint64_t t0 = t ? gt_now() : 0;
+	struct timespec ts = { 0, ms * 1000000L };
+	nanosleep(&ts, NULL);
+	if (t)
+		gt_waited(t, GT_STR_SYNC_BARRIER, EX_SITE(ex_barrier_wait), t0, GT_SHORT_WAIT_NS);
+}
+
+__attribute__((noinline)) uint64_t ex_task_begin(const char *name)
+{
+	struct gt_thread *t = gt_enter();
+	return t ? gt_task_begin(t, name, 0, EX_SITE(ex_task_begin)) : 0;
+}
+
+__attribute__((noinline)) void ex_task_end(uint64_t task)
+{
+	struct gt_thread *t = gt_enter();
+	if (t)
+		gt_task_end(t, task, EX_SITE(ex_task_end));
+}
+
+__attribute__((noinline)) void ex_region(uint64_t task, const char *name, int begin)
+{
+	struct gt_thread *t = gt_enter();
+	if (t && begin)
+		gt_region_begin(t, task, name, EX_SITE(ex_region));
+	else if (t)
+		gt_region_end(t, task, name, EX_SITE(ex_region));
+}
+
+__attribute__((noinline)) void ex_log(uint64_t task, const char *category, const char *message)
+{
+	struct gt_thread *t = gt_enter();
+	if (t)
+		gt_user_log(t, task, category, message, EX_SITE(ex_log));
 }

@@ -17,6 +17,9 @@
  * "GOTRACE_NAME=value" strings (NULL-terminated; NULL: the defaults),
  * asserting that it started. ex_stop writes the final generation. */
 void ex_start(const char *const *opts);
+/* ex_start_path: the same with the output a path pattern (GOTRACE_OUT)
+ * instead of the memfd. */
+void ex_start_path(const char *const *opts, const char *pattern);
 void ex_stop(void);
 /* ex_fd: the memfd. */
 int ex_fd(void);
@@ -42,6 +45,16 @@ void ex_yield(void);
  * (interpose/malloc.c). */
 void *ex_malloc(size_t n);
 void ex_free(void *p);
+/* ex_setname: pthread_setname_np (GoLabel on the named thread). */
+void ex_setname(pthread_t th, const char *name);
+/* ex_barrier_wait: a wait nobody releases, recorded after the fact when it
+ * took ms or more (interpose/barrier.c: GoBlock("sync.barrier")). */
+void ex_barrier_wait(int ms);
+/* The annotation API (interpose/annotate.c, include/gotrace.h). */
+uint64_t ex_task_begin(const char *name);
+void ex_task_end(uint64_t task);
+void ex_region(uint64_t task, const char *name, int begin);
+void ex_log(uint64_t task, const char *category, const char *message);
 
 /* --- the trace ----------------------------------------------------------- */
 
@@ -89,8 +102,10 @@ struct ex_trace {
 	char err[192];                /* the reader's error, "" when it read to a clean end */
 };
 
-/* ex_read reads the memfd from its start (asserting a clean end). */
+/* ex_read reads the memfd from its start (asserting a clean end);
+ * ex_read_file a trace file. */
 struct ex_trace *ex_read(void);
+struct ex_trace *ex_read_file(const char *path);
 void ex_free_trace(struct ex_trace *t);
 
 /* ex_string: the string id of generation gen ("" when not defined). */

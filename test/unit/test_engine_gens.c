@@ -3,6 +3,7 @@
  * buffer, the flight ring, and the descriptor output's edges. */
 #include <criterion/criterion.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -15,6 +16,7 @@
 #include "core/chunk.h"
 #include "core/config.h"
 #include "core/engine.h"
+#include "core/flusher.h"
 #include "core/fork.h"
 #include "core/tracer.h"
 #include "encoder/wire.h"
@@ -218,4 +220,41 @@ Test(engine_gens, a_fork_child_leaves_the_parents_descriptor_alone)
 	cr_assert_eq(t->first_gen, 1);
 	cr_assert_eq(ex_count(t, GT_EV_GO_STOP, 1), 2, "the parent's two yields, none of the child's");
 	ex_free_trace(t);
+}
+
+Test(engine_gens, a_path_output_and_a_flight_snapshot)
+{
+	char dir[] = "/tmp/engine-test.XXXXXX";
+	cr_assert(mkdtemp(dir));
+	char pattern[128], snap[200];
+	snprintf(pattern, sizeof pattern, "%s/out.%%p.trace", dir);
+	ex_start_path((const char *const[]){ "GOTRACE_FLIGHT=1MB", "GOTRACE_STACKS=0", NULL }, pattern);
+	char path[160];
+	snprintf(path, sizeof path, "%s/out.%d.trace", dir, (int)getpid());
+	struct stat st;
+	cr_assert_neq(stat(path, &st), 0, "not created before its first generation");
+	int err = stderr_to_memfd();
+	for (int i = 0; i < 3; i++) {
+		ex_yield();
+		gt_advance(0);
+	}
+	gt_flusher_snapshot(); /* no flusher: this thread writes it at once */
+	ex_yield();
+	ex_stop();
+	snprintf(snap, sizeof snap, "%s.snap1", path);
+	struct ex_trace *s = ex_read_file(snap), *t = ex_read_file(path);
+	cr_assert_eq(s->first_gen, 1);
+	cr_assert_eq(s->last_gen, 4, "the snapshot: every generation up to its own");
+	cr_assert_eq(ex_count(s, GT_EV_GO_STOP, 1), 3);
+	cr_assert_eq(t->first_gen, 1);
+	cr_assert_eq(t->last_gen, 5, "the trace file: all of them, the final one included");
+	cr_assert_eq(ex_count(t, GT_EV_GO_STOP, 1), 4);
+	ex_free_trace(s);
+	ex_free_trace(t);
+	char text[1024];
+	stderr_text(err, text, sizeof text);
+	cr_assert(strstr(text, "flight recorder: the last ") && strstr(text, ".snap1"), "stderr: %s", text);
+	unlink(snap);
+	unlink(path);
+	rmdir(dir);
 }

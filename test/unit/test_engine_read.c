@@ -3,6 +3,7 @@
 #include "test_engine_fixture.h"
 
 #include <criterion/criterion.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -184,15 +185,13 @@ static void keep(void)
 	cr_assert_eq(fclose(out), 0);
 }
 
-struct ex_trace *ex_read(void)
+/* read_fd reads the trace in fd from its start. */
+static struct ex_trace *read_fd(int fd)
 {
-	keep();
 	struct ex_trace *t = calloc(1, sizeof *t);
 	struct gt_reader *r = malloc(sizeof *r);
 	cr_assert(t && r);
 	struct model md = { .t = t };
-	int fd = dup(ex_fd());
-	cr_assert(fd >= 0);
 	FILE *f = fdopen(fd, "rb");
 	cr_assert(f);
 	cr_assert_eq(fseek(f, 0, SEEK_SET), 0);
@@ -237,6 +236,21 @@ struct ex_trace *ex_read(void)
 	fclose(f);
 	free(r);
 	return t;
+}
+
+struct ex_trace *ex_read(void)
+{
+	keep();
+	int fd = dup(ex_fd());
+	cr_assert(fd >= 0);
+	return read_fd(fd);
+}
+
+struct ex_trace *ex_read_file(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	cr_assert(fd >= 0, "%s", path);
+	return read_fd(fd);
 }
 
 void ex_free_trace(struct ex_trace *t)
