@@ -3,6 +3,8 @@
 #   make            build/libgotrace.so and build/gotrace
 #   make deps       install the Debian packages (Go 1.23 + newest Go included)
 #   make test       unit tests, then integration tests that trace real programs
+#   make unit-coverage   how many of the library's gt_* functions the unit
+#                   tests link (unit-coverage-run: and run, with gcov)
 #   make bench      overhead benchmarks against peer tools (not part of test;
 #                   BENCH_ONLY=mutex,sysbench make bench runs a few sections)
 #   make demo       trace the bundled contended example and say what to open
@@ -107,8 +109,9 @@ unit-coverage-run: build/libgotrace.so build/unit-tests build/unit-tests-cov
 deps:
 	bash scripts/install-deps.sh
 
-unit: build/unit-tests
+unit: build/libgotrace.so build/unit-tests
 	build/unit-tests --jobs 2
+	bash scripts/unit-coverage.sh
 
 integration: all
 	$(PYTHON) test/integration/run.py
@@ -118,6 +121,7 @@ integration: all
 test: deps
 	$(MAKE) all build/unit-tests
 	build/unit-tests --jobs 2
+	bash scripts/unit-coverage.sh
 	$(PYTHON) test/integration/run.py
 
 bench-deps: deps
