@@ -3,6 +3,8 @@
 #   make            build/libgotrace.so and build/gotrace
 #   make deps       install the Debian packages (Go 1.23 + newest Go included)
 #   make test       unit tests, then integration tests that trace real programs
+#   make unit-coverage   how many of the library's gt_* functions the unit
+#                   tests link (unit-coverage-run: and run, with gcov)
 #   make bench      overhead benchmarks against peer tools (not part of test;
 #                   BENCH_ONLY=mutex,sysbench make bench runs a few sections)
 #   make demo       trace the bundled contended example and say what to open
@@ -26,15 +28,18 @@ ENCODER_SRC := $(wildcard encoder/*.c)
 CORE_SRC    := $(wildcard core/*.c)
 INTERPOSE_SRC := $(wildcard interpose/*.c)
 TOOLS_SRC   := $(wildcard tools/*.c)
-# Core modules without global state or constructors: safe to link into tests and tools.
-PURE_CORE   := core/config.c core/symbols.c core/radix.c core/symfile.c core/owntable.c core/strtab.c core/stacktab.c core/idmap.c core/region.c core/sys.c \
-               core/cfi.c core/modules.c core/unwind.c
-PURE_CORE   := $(filter $(CORE_SRC),$(PURE_CORE))
+# Core modules without global state or constructors that the tools use.
+TOOL_CORE   := $(filter $(CORE_SRC),core/config.c core/symbols.c core/radix.c core/symfile.c core/owntable.c)
+# The engine: every core file (new ones included) but those named here; the
+# unit tests link it whole and drive it without LD_PRELOAD (core/engine.h).
+# The preload layer (interpose/preload.c) and the wrappers stay out.
+ENGINE_EXCLUDE :=
+ENGINE_SRC  := $(filter-out $(ENGINE_EXCLUDE),$(CORE_SRC))
 
 LIB_OBJ   := $(patsubst %.c,build/obj/lib/%.o,$(ENCODER_SRC) $(CORE_SRC) $(INTERPOSE_SRC))
-TOOL_OBJ  := $(patsubst %.c,build/obj/tool/%.o,$(TOOLS_SRC) $(ENCODER_SRC) $(filter core/config.c core/symbols.c core/radix.c core/symfile.c core/owntable.c,$(PURE_CORE)))
+TOOL_OBJ  := $(patsubst %.c,build/obj/tool/%.o,$(TOOLS_SRC) $(ENCODER_SRC) $(TOOL_CORE))
 UNIT_SRC  := $(wildcard test/unit/*.c)
-UNIT_OBJ  := $(patsubst %.c,build/obj/unit/%.o,$(UNIT_SRC) $(ENCODER_SRC) $(PURE_CORE))
+UNIT_OBJ  := $(patsubst %.c,build/obj/unit/%.o,$(UNIT_SRC) $(ENCODER_SRC) $(ENGINE_SRC))
 
 all: build/libgotrace.so build/gotrace
 
@@ -62,24 +67,51 @@ build/obj/unit/%.o: %.c $(wildcard */*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(BASE) -c -o $@ $<
 
+# The engine in the unit tests: the library's flags (initial-exec TLS, no
+# builtin malloc rewrites, unwind tables), in an executable.
+build/obj/unit/core/%.o: core/%.c $(wildcard */*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LIBFLAGS) -c -o $@ $<
+
 # test_heap_sources.c includes the heap tool's modules (tools/ is not linked
 # into the unit tests).
 build/obj/unit/test/unit/test_heap_sources.o: $(wildcard tools/heap_*.c tools/heap_*.h tools/gen_tables.c tools/gen_tables.h tools/replay.c tools/replay.h tools/pprof.c tools/pprof.h tools/gzip.c tools/gzip.h)
-
-build/obj/unit/test/unit/test_heap_sampling.o: core/sample.c core/heapset.c
 
 build/obj/unit/test/unit/test_stat_sources.o: $(wildcard tools/stat_*.c tools/stat_*.h tools/gen_tables.h tools/replay.h tools/ident.h)
 
 build/obj/unit/test/unit/test_run_sources.o: $(wildcard tools/ident.* tools/outname.* tools/probe.* tools/run_report.* tools/units.*)
 
 build/unit-tests: $(UNIT_OBJ)
-	$(CC) -o $@ $^ -lcriterion -ldw -lelf -lz -lpthread -lm
+	$(CC) -o $@ $^ -lcriterion $(LIBS) -lm
+
+# The share of the library's own functions linked into the unit tests
+# (unit-coverage), and, with a gcov build of them, the share they run
+# (unit-coverage-run).
+unit-coverage: build/libgotrace.so build/unit-tests
+	bash scripts/unit-coverage.sh
+
+COV_OBJ := $(patsubst build/obj/unit/%,build/obj/cov/%,$(UNIT_OBJ))
+
+build/obj/cov/%.o: %.c $(wildcard */*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(BASE) --coverage -c -o $@ $<
+
+build/obj/cov/core/%.o: core/%.c $(wildcard */*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LIBFLAGS) --coverage -c -o $@ $<
+
+build/unit-tests-cov: $(COV_OBJ)
+	$(CC) --coverage -o $@ $^ -lcriterion $(LIBS) -lm
+
+unit-coverage-run: build/libgotrace.so build/unit-tests build/unit-tests-cov
+	bash scripts/unit-coverage.sh --run
 
 deps:
 	bash scripts/install-deps.sh
 
-unit: build/unit-tests
+unit: build/libgotrace.so build/unit-tests
 	build/unit-tests --jobs 2
+	bash scripts/unit-coverage.sh
 
 integration: all
 	$(PYTHON) test/integration/run.py
@@ -89,6 +121,7 @@ integration: all
 test: deps
 	$(MAKE) all build/unit-tests
 	build/unit-tests --jobs 2
+	bash scripts/unit-coverage.sh
 	$(PYTHON) test/integration/run.py
 
 bench-deps: deps
@@ -117,4 +150,4 @@ fuzz:
 clean:
 	rm -rf build
 
-.PHONY: all deps bench-deps unit integration test bench demo install fuzz clean
+.PHONY: all deps bench-deps unit unit-coverage unit-coverage-run integration test bench demo install fuzz clean

@@ -43,7 +43,8 @@ static _Atomic int ready;          /* 1: own table set up; -1: it failed */
 static _Atomic int tid;            /* the flusher's thread id, 0 when none */
 
 /* private_table gives the flusher a descriptor table of its own holding
- * nothing of the program's (only the stream output, if any, at keep). */
+ * nothing of the program's (only the output, if it is a stream or the
+ * engine's caller's descriptor, at keep). */
 static int private_table(int keep)
 {
 	if (syscall(SYS_unshare, CLONE_FILES) != 0)
@@ -63,7 +64,7 @@ static void *flusher_main(void *arg)
 	(void)arg;
 	gt_self.inside = 1; /* invariant 6: the flusher is never traced */
 	atomic_store(&tid, gt_gettid());
-	if (private_table(gt_sink_stream() ? gt_sink_stream_fd() : -1) != 0) {
+	if (private_table(gt_sink_keep_fd()) != 0) {
 		atomic_store(&ready, -1);
 		gt_futex_wake(&ready, INT32_MAX);
 		return NULL;

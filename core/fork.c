@@ -5,8 +5,8 @@
  * half-changed by another thread; the parent releases them. The child, which
  * has only the forking thread, drops the parent's whole state (chunks of
  * other threads, tables, the registry, the parent's file descriptor) and
- * starts a trace of its own (the restart gt_fork_install was given, from
- * core/init.c): a fresh file (OUT with its own %p, or OUT.<pid>),
+ * starts a trace of its own (the restart gt_fork_install was given by
+ * interpose/preload.c: gt_engine_child_restart, core/engine.c): a fresh file (OUT with its own %p, or OUT.<pid>),
  * generation 1, the forking thread as goroutine 1, a new flusher. A vfork child runs no handler; it shares the
  * parent's memory and must not touch the trace, so every writer checks
  * that it runs in the process that opened the file (gt.pid). */

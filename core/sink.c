@@ -29,7 +29,9 @@ static struct {
 	int stream_fd;         /* its descriptor until the flusher holds it */
 	int held_fd;           /* the flusher's descriptor of the output, or -1 */
 	int failed;            /* a write failed: nothing more is written */
-} out = { .stream_fd = -1, .held_fd = -1 };
+	int given_fd;          /* the caller's descriptor (gt_sink_prepare_fd), or -1 */
+	uint64_t given_start;  /* where the trace begins in it */
+} out = { .stream_fd = -1, .held_fd = -1, .given_fd = -1 };
 
 /* The flusher marks itself: a file it creates stays open in its table. */
 static __thread int holder;
@@ -129,6 +131,7 @@ int gt_sink_prepare(const char *pattern, int later_image)
 	out.stream = 0;
 	out.stream_fd = -1;
 	out.held_fd = -1;
+	out.given_fd = -1;
 	if (gt_config_expand_out(pattern, getpid(), expanded, sizeof expanded - 32) != 0 ||
 	    absolute(expanded, out.base, sizeof out.base - 32) != 0) {
 		snprintf(out.base, sizeof out.base, "%s", pattern);
@@ -156,6 +159,38 @@ int gt_sink_prepare(const char *pattern, int later_image)
 		return -1;
 	}
 	return 0;
+}
+
+/* refuse_fd: refuse for a descriptor output. */
+static int refuse_fd(int fd, const char *what)
+{
+	gt_warn("the trace descriptor %d %s; the program runs untraced", fd, what);
+	return -1;
+}
+
+int gt_sink_prepare_fd(int fd)
+{
+	struct stat st;
+	memset(&out, 0, sizeof out);
+	out.stream_fd = out.held_fd = out.given_fd = -1;
+	snprintf(out.base, sizeof out.base, "/proc/self/fd/%d", fd);
+	snprintf(out.path, sizeof out.path, "%s", out.base);
+	int fl = (int)syscall(SYS_fcntl, fd, F_GETFL);
+	if (fl < 0 || syscall(SYS_fstat, fd, &st) != 0)
+		return refuse_fd(fd, "is not an open descriptor");
+	if (!S_ISREG(st.st_mode))
+		return refuse_fd(fd, "is not a regular file");
+	if ((fl & O_ACCMODE) == O_RDONLY)
+		return refuse_fd(fd, "is not open for writing");
+	out.given_fd = fd;
+	out.dev = st.st_dev;
+	out.ino = st.st_ino;
+	return 0;
+}
+
+int gt_sink_keep_fd(void)
+{
+	return out.stream ? out.stream_fd : out.given_fd;
 }
 
 int gt_sink_stream(void)
@@ -194,6 +229,7 @@ void gt_sink_forget_after_fork(void)
 {
 	out.held_fd = -1; /* it lived in the parent flusher's table */
 	out.stream_fd = -1;
+	out.given_fd = -1; /* the parent's output */
 }
 
 /* create makes the output file (its final name chosen now for a later
@@ -254,7 +290,7 @@ static int same_file(int fd, uint64_t *size)
 		stop("the trace file %s was replaced by another file; tracing stops, the program goes on", out.path);
 		return -1;
 	}
-	if (st.st_nlink == 0) {
+	if (st.st_nlink == 0 && out.given_fd < 0) { /* a descriptor's file may have no name */
 		stop("the trace file %s was deleted; tracing stops, the program goes on", out.path);
 		return -1;
 	}
@@ -324,6 +360,36 @@ static int detour_generation(struct gt_sink_file *f, struct iovec *iov, int n)
 	return d.err;
 }
 
+/* begin_given: the caller's descriptor, the same number in the flusher's
+ * table (core/flusher.c keeps it): appended at the file's end, header
+ * first when the trace begins there. */
+static int begin_given(struct gt_sink_file *f)
+{
+	f->fd = out.given_fd;
+	if (same_file(f->fd, &f->committed) != 0) {
+		f->fd = -1;
+		return f->err = EIO;
+	}
+	if (syscall(SYS_lseek, f->fd, (off_t)f->committed, SEEK_SET) < 0) {
+		stop("cannot write the trace to %s: %s; tracing stops, the program goes on", out.path, strerror(errno));
+		f->fd = -1;
+		return f->err = EIO;
+	}
+	if (out.created)
+		return 0;
+	out.given_start = f->committed;
+	int err = write_header(f->fd);
+	if (err) {
+		syscall(SYS_ftruncate, f->fd, (off_t)f->committed);
+		stop("cannot write the trace to %s: %s; tracing stops, the program goes on", out.path, strerror(err));
+		f->fd = -1;
+		return f->err = err;
+	}
+	out.created = 1;
+	f->committed += GT_HEADER_LEN;
+	return 0;
+}
+
 int gt_sink_begin(struct gt_sink_file *f)
 {
 	memset(f, 0, sizeof *f);
@@ -332,6 +398,8 @@ int gt_sink_begin(struct gt_sink_file *f)
 	f->is_main = 1;
 	if (out.failed)
 		return f->err = EIO;
+	if (out.given_fd >= 0)
+		return begin_given(f);
 	/* Only the holder's table has the held descriptor (invariant 1). */
 	if (holder && out.held_fd >= 0) {
 		f->fd = out.held_fd;
@@ -452,6 +520,14 @@ void gt_sink_end(struct gt_sink_file *f)
 	}
 	if (f->fd < 0)
 		return;
+	if (f->is_main && out.given_fd >= 0) {
+		if (f->committed <= out.given_start + GT_HEADER_LEN) { /* a header alone: as it was */
+			syscall(SYS_ftruncate, f->fd, (off_t)out.given_start);
+			out.created = 0;
+		}
+		f->fd = -1;
+		return;
+	}
 	int empty = f->committed <= GT_HEADER_LEN && !(f->is_main && out.stream);
 	if (f->transient)
 		sys_close(f->fd);
@@ -475,8 +551,9 @@ void gt_sink_hold(void)
 		out.held_fd = out.stream_fd; /* the same number, now in our table */
 		return;
 	}
-	if (!out.created || out.failed)
-		return; /* created (and kept) by this thread's first write */
+	if (!out.created || out.failed || out.given_fd >= 0)
+		return; /* created (and kept) by this thread's first write; a
+		         * descriptor output has the same number here */
 	int fd = sys_open(out.path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0);
 	uint64_t size;
 	if (fd >= 0 && same_file(fd, &size) == 0)

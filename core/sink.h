@@ -22,7 +22,8 @@
  *    flusher, which then runs for the whole life of the process.
  *
  * Every function here is called with gt.advance_lock held, except
- * gt_sink_prepare (constructor, fork child: one thread). */
+ * gt_sink_prepare and gt_sink_prepare_fd (engine start, fork child: one
+ * thread). */
 #ifndef GT_SINK_H
 #define GT_SINK_H
 
@@ -37,6 +38,23 @@
  * program then runs untraced). Relative paths are made absolute here, so a
  * program that changes directory does not move its trace. */
 int gt_sink_prepare(const char *pattern, int later_image);
+
+/* gt_sink_prepare_fd takes the caller's descriptor fd as the output instead
+ * of a path (core/engine.h): a regular file open for writing, whose identity
+ * is checked before every write like a created file's. The trace is
+ * appended at the file's end, header first with the first complete
+ * generation; a write cut short is truncated back to the last complete
+ * generation, and a trace with none is truncated away (nothing is created
+ * or removed). The descriptor is the caller's, so invariant 1 does not
+ * apply; the flusher keeps the same number in its own table
+ * (gt_sink_keep_fd). Snapshots still go to files named after gt_sink_path,
+ * /proc/self/fd/<fd>, which cannot be created (a warning each). Returns 0,
+ * or -1 with one warning. */
+int gt_sink_prepare_fd(int fd);
+
+/* gt_sink_keep_fd: the descriptor the flusher keeps in its private table
+ * (a stream's, or the caller's), or -1. */
+int gt_sink_keep_fd(void);
 
 /* gt_sink_stream: the output is a FIFO or a device, held open by the flusher
  * from the start (invariant 3). */

@@ -169,8 +169,8 @@ void gt_thread_register(struct gt_thread *t, uint64_t g, uintptr_t start_pc);
 
 /* gt_thread_on_exit: hook(t) runs when a registered thread exits (returns
  * from its start routine, calls pthread_exit, is cancelled), as a TLS-key
- * destructor: it ends the thread's goroutine (core/init.c). Once, from the
- * constructor, before any thread registers. */
+ * destructor: it ends the thread's goroutine (core/engine.c). Once, from
+ * the engine's start, before any thread registers. */
 void gt_thread_on_exit(void (*hook)(void *));
 
 /* gt_thread_unregister hands the thread's open chunks to the flusher,

@@ -1,13 +1,12 @@
 /* test_heap_sampling.c — the arithmetic of sampled heap recording
- * (core/sample.c) and the set of live sampled objects (core/heapset.c).
- * Both are included here (they are not among the unit tests' core files;
- * the Makefile names them as this file's prerequisites). */
+ * (core/sample.c) and the set of live sampled objects (core/heapset.c),
+ * both linked into the unit tests with the rest of the engine. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdlib.h>
 
-#include "core/heapset.c"
-#include "core/sample.c"
+#include "core/heapset.h"
+#include "core/sample.h"
 
 Test(heap_sampling, ln_matches_libm)
 {
@@ -173,10 +172,10 @@ Test(heap_sampling, nested_callers_do_not_wait_for_the_lock)
 	void *p = (void *)0x7770000020;
 	uint64_t size;
 	cr_assert_eq(gt_heapset_insert(p, 1, 0), 0);
-	gt_lock(&lock); /* as if this thread were inside the set already */
+	gt_heapset_prepare(); /* the set's lock held, as if this thread were inside it already */
 	cr_assert_eq(gt_heapset_remove(p, &size, 1), 0);
 	cr_assert_eq(gt_heapset_insert((void *)0x7770000030, 1, 1), -1);
-	gt_unlock(&lock);
+	gt_heapset_parent();
 	cr_assert_eq(gt_heapset_remove(p, &size, 1), 1);
 }
 
