@@ -1,7 +1,8 @@
 /* real_table.h — the one list of the real functions behind the library's
  * exported ones: each named once, here. From these lists come the
- * pointers (struct gt_real in core/real.h) and their resolution
- * (core/real.c); the wrapper in interpose/ calls GT_REAL(field).
+ * pointers (struct gt_real in core/real.h, struct gt_alloc in
+ * core/realalloc.h) and their resolution (core/real.c, core/realalloc.c);
+ * the wrapper in interpose/ calls GT_REAL(field) or GT_ALLOC(field).
  *
  * Rows (params are named: a generated fallback forwards nothing, but it is
  * a definition, and C11 wants names there):
@@ -13,7 +14,7 @@
  *       optional (newer than the oldest libc or allocator supported): when
  *       the symbol is absent the pointer is set to a generated fallback
  *       whose body is `missing` (ENOSYS for a function the libc does not
- *       have). So no pointer is NULL once
+ *       have; plain free for free_sized). So no pointer is NULL once
  *       resolved: a missing symbol costs nothing per call, and no wrapper
  *       checks for one.
  *
@@ -162,5 +163,29 @@
 	NEED(execve, "execve", NULL, int, (const char *path, char *const argv[], char *const envp[]))              \
 	NEED(execvpe, "execvpe", NULL, int, (const char *file, char *const argv[], char *const envp[]))            \
 	NEED(fexecve, "fexecve", NULL, int, (int fd, char *const argv[], char *const envp[]))
+
+/* The fallback body of an allocation function the allocator does not have. */
+#define GT_MISSING_NOMEM { errno = ENOMEM; return NULL; }
+
+/* The real allocator (struct gt_alloc): the next malloc after this library
+ * (glibc's, or one the program loads, such as jemalloc). Resolved with the
+ * bootstrap of core/realalloc.c: dlsym may itself allocate. Only the four
+ * that every allocator has are required; free_sized and free_aligned_sized
+ * are glibc 2.39's; malloc_usable_size is an allocator's extension
+ * (without it a recorded free has no size). */
+#define GT_ALLOC_TABLE(NEED, WANT)                                                                                 \
+	NEED(malloc, "malloc", NULL, void *, (size_t n))                                                           \
+	NEED(calloc, "calloc", NULL, void *, (size_t n, size_t size))                                              \
+	NEED(realloc, "realloc", NULL, void *, (void *p, size_t n))                                                \
+	NEED(free, "free", NULL, void, (void *p))                                                                  \
+	WANT(posix_memalign, "posix_memalign", NULL, int, (void **out, size_t align, size_t n), { return ENOMEM; }) \
+	WANT(aligned_alloc, "aligned_alloc", NULL, void *, (size_t align, size_t n), GT_MISSING_NOMEM)             \
+	WANT(memalign, "memalign", NULL, void *, (size_t align, size_t n), GT_MISSING_NOMEM)                       \
+	WANT(valloc, "valloc", NULL, void *, (size_t n), GT_MISSING_NOMEM)                                         \
+	WANT(pvalloc, "pvalloc", NULL, void *, (size_t n), GT_MISSING_NOMEM)                                       \
+	WANT(free_sized, "free_sized", NULL, void, (void *p, size_t n), { GT_ALLOC(free)(p); })                    \
+	WANT(free_aligned_sized, "free_aligned_sized", NULL, void, (void *p, size_t align, size_t n),              \
+	     { GT_ALLOC(free)(p); })                                                                               \
+	WANT(usable, "malloc_usable_size", NULL, size_t, (void *p), { return 0; })
 
 #endif
