@@ -23,16 +23,18 @@ LIBFLAGS := $(BASE) -fPIC -fvisibility=hidden -ftls-model=initial-exec \
 LIBS    := -ldw -lelf -lz -ldl -lpthread
 
 ENCODER_SRC := $(wildcard encoder/*.c)
-CORE_SRC    := $(wildcard core/*.c)
+# core/mem_libc.c: the core's allocations in binaries without the library
+# (core/mem.h); the library's are core/mem.c's.
+CORE_SRC    := $(filter-out core/mem_libc.c,$(wildcard core/*.c))
 INTERPOSE_SRC := $(wildcard interpose/*.c)
 TOOLS_SRC   := $(wildcard tools/*.c)
 # Core modules without global state or constructors: safe to link into tests and tools.
 PURE_CORE   := core/config.c core/symbols.c core/radix.c core/symfile.c core/owntable.c core/strtab.c core/stacktab.c core/idmap.c core/region.c core/sys.c \
                core/cfi.c core/modules.c core/unwind.c
-PURE_CORE   := $(filter $(CORE_SRC),$(PURE_CORE))
+PURE_CORE   := $(filter $(CORE_SRC),$(PURE_CORE)) core/mem_libc.c
 
 LIB_OBJ   := $(patsubst %.c,build/obj/lib/%.o,$(ENCODER_SRC) $(CORE_SRC) $(INTERPOSE_SRC))
-TOOL_OBJ  := $(patsubst %.c,build/obj/tool/%.o,$(TOOLS_SRC) $(ENCODER_SRC) $(filter core/config.c core/symbols.c core/radix.c core/symfile.c core/owntable.c,$(PURE_CORE)))
+TOOL_OBJ  := $(patsubst %.c,build/obj/tool/%.o,$(TOOLS_SRC) $(ENCODER_SRC) $(filter core/config.c core/symbols.c core/radix.c core/symfile.c core/owntable.c core/mem_libc.c,$(PURE_CORE)))
 UNIT_SRC  := $(wildcard test/unit/*.c)
 UNIT_OBJ  := $(patsubst %.c,build/obj/unit/%.o,$(UNIT_SRC) $(ENCODER_SRC) $(PURE_CORE))
 
