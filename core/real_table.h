@@ -153,6 +153,11 @@
 	NEED(fclose, "fclose", NULL, int, (FILE *f))                                                               \
 	NEED(sigaction, "sigaction", NULL, int, (int sig, const struct sigaction *act, struct sigaction *old))     \
 	NEED(signal, "signal", NULL, sighandler_t, (int sig, sighandler_t handler))                                \
+	NEED(sigaltstack, "sigaltstack", NULL, int, (const stack_t *ss, stack_t *old))                             \
+	NEED(dlclose, "dlclose", NULL, int, (void *handle))                                                        \
+	NEED(libc_start_main, "__libc_start_main", NULL, int,                                                      \
+	     (int (*main)(int, char **, char **), int argc, char **argv, void (*init)(void), void (*fini)(void),  \
+	      void (*rtld_fini)(void), void *stack_end))                                                          \
                                                                                                                    \
 	/* Endings and exec (interpose/exec.c). Resolved here, never when                                      \
 	 * called: a child made by a raw clone may have inherited the loader's                                    \
