@@ -153,6 +153,8 @@
 	NEED(fclose, "fclose", NULL, int, (FILE *f))                                                               \
 	NEED(sigaction, "sigaction", NULL, int, (int sig, const struct sigaction *act, struct sigaction *old))     \
 	NEED(signal, "signal", NULL, sighandler_t, (int sig, sighandler_t handler))                                \
+	/* sigaltstack may be called from a handler and dlclose with the                                          \
+	 * loader's state in flux: both found by the constructor, not when called. */                             \
 	NEED(sigaltstack, "sigaltstack", NULL, int, (const stack_t *ss, stack_t *old))                             \
 	NEED(dlclose, "dlclose", NULL, int, (void *handle))                                                        \
 	NEED(libc_start_main, "__libc_start_main", NULL, int,                                                      \
