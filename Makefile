@@ -25,11 +25,13 @@ LIBFLAGS := $(BASE) -fPIC -fvisibility=hidden -ftls-model=initial-exec \
 LIBS    := -ldw -lelf -lz -ldl -lpthread
 
 ENCODER_SRC := $(wildcard encoder/*.c)
-CORE_SRC    := $(wildcard core/*.c)
+# core/mem_libc.c: the core's allocations in binaries without the library
+# (core/mem.h); the library's are core/mem.c's.
+CORE_SRC    := $(filter-out core/mem_libc.c,$(wildcard core/*.c))
 INTERPOSE_SRC := $(wildcard interpose/*.c)
 TOOLS_SRC   := $(wildcard tools/*.c)
 # Core modules without global state or constructors that the tools use.
-TOOL_CORE   := $(filter $(CORE_SRC),core/config.c core/symbols.c core/radix.c core/symfile.c core/owntable.c)
+TOOL_CORE   := $(filter $(CORE_SRC),core/config.c core/symbols.c core/radix.c core/symfile.c core/owntable.c) core/mem_libc.c
 # The engine: every core file (new ones included) but those named here; the
 # unit tests link it whole and drive it without LD_PRELOAD (core/engine.h).
 # The preload layer (interpose/preload.c) and the wrappers stay out.

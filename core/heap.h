@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "realalloc.h"
 #include "thread.h"
 
 /* The info batch's min_addr and align: object ids are not addresses
@@ -76,13 +77,11 @@ uint64_t gt_heap_realloc_freeing(struct gt_thread *t, void *p, int nested);
 void gt_heap_realloc_failed(struct gt_thread *t, void *p, uint64_t token, uintptr_t site, uintptr_t ra,
 			    uintptr_t cfa);
 
-/* gt_malloc_usable: malloc_usable_size of the real allocator (set by
- * interpose/malloc.c once it found it; 0 without one). */
-extern size_t (*gt_real_usable)(void *) __attribute__((visibility("hidden")));
+/* gt_malloc_usable: malloc_usable_size of the real allocator
+ * (core/realalloc.h; 0 without one). */
 static inline size_t gt_malloc_usable(void *p)
 {
-	size_t (*f)(void *) = gt_real_usable;
-	return f ? f(p) : 0;
+	return GT_ALLOC(usable)(p);
 }
 
 /* gt_heap_check_allocator: at start, say in one line when another

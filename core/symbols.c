@@ -34,6 +34,7 @@
 #include "symbols.h"
 
 #include "hash.h"
+#include "mem.h"
 #include "radix.h"
 #include "symfile.h"
 
@@ -102,7 +103,7 @@ static uint64_t str_hash(const char *p)
 static bool strs_grow(struct gt_symbolizer *s)
 {
 	size_t cap = s->strs_cap ? s->strs_cap * 2 : 1024;
-	struct sym_str *t = calloc(cap, sizeof *t);
+	struct sym_str *t = gt_mem_calloc(cap, sizeof *t);
 	if (!t)
 		return false;
 	for (size_t i = 0; i < s->strs_cap; i++) {
@@ -113,7 +114,7 @@ static bool strs_grow(struct gt_symbolizer *s)
 			j = (j + 1) & (cap - 1);
 		t[j] = s->strs[i];
 	}
-	free(s->strs);
+	gt_mem_free(s->strs);
 	s->strs = t;
 	s->strs_cap = cap;
 	return true;
@@ -132,7 +133,7 @@ static const char *intern(struct gt_symbolizer *s, const char *str)
 	for (; s->strs[j].str; j = (j + 1) & (s->strs_cap - 1))
 		if (s->strs[j].hash == h && strcmp(s->strs[j].str, str) == 0)
 			return s->strs[j].str;
-	char *copy = strdup(str);
+	char *copy = gt_mem_strdup(str);
 	if (!copy)
 		return "";
 	s->strs[j].hash = h;
@@ -150,7 +151,7 @@ static char *demangle_with(demangle_fn fn, const char *name)
 	int status = -1;
 	char *out = fn(name, NULL, NULL, &status);
 	if (status != 0) {
-		free(out);
+		gt_mem_free(out);
 		return NULL;
 	}
 	return out;
@@ -200,7 +201,7 @@ static const char *intern_name(struct gt_symbolizer *s, const char *name)
 	if (!d)
 		return intern(s, name);
 	const char *r = intern(s, d);
-	free(d);
+	gt_mem_free(d);
 	return r;
 }
 
@@ -272,17 +273,17 @@ static void mod_info_free(struct mod_info *mi)
 		elf_end(mi->alt_elf);
 	gt_symmap_release(&mi->alt_map);
 	gt_symmap_release(&mi->map);
-	free(mi->open_path);
-	free(mi->dir_path);
+	gt_mem_free(mi->open_path);
+	gt_mem_free(mi->dir_path);
 	for (size_t i = 0; i < mi->cus_cap; i++) {
 		if (mi->cus[i]) {
-			free(mi->cus[i]->r);
-			free(mi->cus[i]);
+			gt_mem_free(mi->cus[i]->r);
+			gt_mem_free(mi->cus[i]);
 		}
 	}
-	free(mi->cus);
-	free(mi->fn);
-	free(mi);
+	gt_mem_free(mi->cus);
+	gt_mem_free(mi->fn);
+	gt_mem_free(mi);
 }
 
 /* mod_info_bury moves a module's state to the dead list when gt_sym_close
@@ -329,7 +330,7 @@ static struct mod_info *mod_info_of(Dwfl_Module *mod)
 	if (!dwfl_module_info(mod, &slot, NULL, NULL, NULL, NULL, NULL, NULL))
 		return NULL;
 	if (!*slot)
-		*slot = calloc(1, sizeof(struct mod_info));
+		*slot = gt_mem_calloc(1, sizeof(struct mod_info));
 	return *slot;
 }
 
@@ -377,11 +378,11 @@ static size_t sort_fns(struct sym_fn *fn, size_t n)
 		bits++;
 	if (n > UINT32_MAX)
 		return SIZE_MAX;
-	struct gt_sortkey *keys = malloc(2 * n * sizeof *keys);
-	struct sym_fn *best = malloc(n * sizeof *best);
+	struct gt_sortkey *keys = gt_mem_alloc(2 * n * sizeof *keys);
+	struct sym_fn *best = gt_mem_alloc(n * sizeof *best);
 	if (!keys || !best) {
-		free(keys);
-		free(best);
+		gt_mem_free(keys);
+		gt_mem_free(best);
 		return SIZE_MAX;
 	}
 	for (size_t i = 0; i < n; i++)
@@ -408,8 +409,8 @@ static size_t sort_fns(struct sym_fn *fn, size_t n)
 		i = j;
 	}
 	memcpy(fn, best, k * sizeof *fn);
-	free(best);
-	free(keys);
+	gt_mem_free(best);
+	gt_mem_free(keys);
 	return k;
 }
 
@@ -463,7 +464,7 @@ static long raw_symbols(Dwfl_Module *mod, struct sym_fn **out)
 	const Elf64_Sym *sym = d->d_buf;
 	size_t nsym = d->d_size / sizeof *sym;
 	const char *str = sd->d_buf;
-	struct sym_fn *fn = malloc((nsym ? nsym : 1) * sizeof *fn);
+	struct sym_fn *fn = gt_mem_alloc((nsym ? nsym : 1) * sizeof *fn);
 	if (!fn)
 		return -1;
 	size_t n = 0;
@@ -495,7 +496,7 @@ static void syms_build(struct mod_info *mi, Dwfl_Module *mod)
 	size_t n = raw > 0 ? (size_t)raw : 0;
 	int nsyms = raw >= 0 ? 0 : dwfl_module_getsymtab(mod);
 	if (raw < 0 && nsyms > 1) {
-		fn = malloc((size_t)nsyms * sizeof *fn);
+		fn = gt_mem_alloc((size_t)nsyms * sizeof *fn);
 		if (!fn) {
 			mi->syms_oom = true;
 			return;
@@ -515,12 +516,12 @@ static void syms_build(struct mod_info *mi, Dwfl_Module *mod)
 		fn[n++] = (struct sym_fn){ addr, sym.st_size, name, fn_rank_base(&sym) };
 	}
 	if (n == 0) {
-		free(fn);
+		gt_mem_free(fn);
 		return;
 	}
 	size_t k = sort_fns(fn, n);
 	if (k == SIZE_MAX) { /* no memory for the sort: the slow way (func_symbol) */
-		free(fn);
+		gt_mem_free(fn);
 		mi->syms_oom = true;
 		return;
 	}
@@ -624,7 +625,7 @@ static void collect_funcs(Dwarf_Die *parent, struct range_vec *v, int depth)
 			while ((off = dwarf_ranges(&child, off, &base, &lo, &hi)) > 0) {
 				if (v->n == v->cap) {
 					size_t cap = v->cap ? v->cap * 2 : 64;
-					struct fn_range *t = realloc(v->r, cap * sizeof *t);
+					struct fn_range *t = gt_mem_realloc(v->r, cap * sizeof *t);
 					if (!t) {
 						v->oom = true;
 						return;
@@ -650,10 +651,10 @@ static struct cu_funcs *cu_funcs_build(Dwarf_Die *cu, uint64_t cu_off)
 {
 	struct range_vec v = { 0 };
 	collect_funcs(cu, &v, 0);
-	struct cu_funcs *cf = malloc(sizeof *cf);
+	struct cu_funcs *cf = gt_mem_alloc(sizeof *cf);
 	if (v.oom || !cf) {
-		free(v.r);
-		free(cf);
+		gt_mem_free(v.r);
+		gt_mem_free(cf);
 		return NULL;
 	}
 	qsort(v.r, v.n, sizeof *v.r, range_cmp);
@@ -664,7 +665,7 @@ static struct cu_funcs *cu_funcs_build(Dwarf_Die *cu, uint64_t cu_off)
 static bool cus_grow(struct mod_info *mi)
 {
 	size_t cap = mi->cus_cap ? mi->cus_cap * 2 : 64;
-	struct cu_funcs **t = calloc(cap, sizeof *t);
+	struct cu_funcs **t = gt_mem_calloc(cap, sizeof *t);
 	if (!t)
 		return false;
 	for (size_t i = 0; i < mi->cus_cap; i++) {
@@ -675,7 +676,7 @@ static bool cus_grow(struct mod_info *mi)
 			j = (j + 1) & (cap - 1);
 		t[j] = mi->cus[i];
 	}
-	free(mi->cus);
+	gt_mem_free(mi->cus);
 	mi->cus = t;
 	mi->cus_cap = cap;
 	return true;
@@ -792,7 +793,7 @@ static int collect_module(struct dl_phdr_info *info, size_t size, void *arg)
 		return 0; /* a nameless module that is not the program: no file */
 	if (l->n == l->cap) {
 		size_t cap = l->cap ? l->cap * 2 : 64;
-		struct loaded *t = realloc(l->v, cap * sizeof *t);
+		struct loaded *t = gt_mem_realloc(l->v, cap * sizeof *t);
 		if (!t)
 			return 0;
 		l->v = t;
@@ -800,7 +801,7 @@ static int collect_module(struct dl_phdr_info *info, size_t size, void *arg)
 	}
 	struct loaded *m = &l->v[l->n];
 	*m = (struct loaded){ .kind = kind };
-	if (kind == MOD_FILE && !(m->name = strdup(info->dlpi_name)))
+	if (kind == MOD_FILE && !(m->name = gt_mem_strdup(info->dlpi_name)))
 		return 0;
 	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
 	m->lo = info->dlpi_addr + (first->p_vaddr & -(uint64_t)first->p_align);
@@ -813,7 +814,7 @@ static int collect_module(struct dl_phdr_info *info, size_t size, void *arg)
 	return 0;
 }
 
-/* exe_path returns the program's path, malloc'd (as /proc/self/maps names
+/* exe_path returns the program's path, gt_mem_alloc'd (as /proc/self/maps names
  * it), and sets *link to the /proc link that opens the running file itself
  * (even if it was deleted or replaced since). The calling thread's link
  * first: /proc/self/exe is gone once the main thread has exited
@@ -822,7 +823,7 @@ static int collect_module(struct dl_phdr_info *info, size_t size, void *arg)
 static char *exe_path(const char **link)
 {
 	static const char *const links[] = { "/proc/thread-self/exe", "/proc/self/exe" };
-	char *buf = malloc(PATH_MAX);
+	char *buf = gt_mem_alloc(PATH_MAX);
 	if (!buf)
 		return NULL;
 	for (size_t i = 0; i < sizeof links / sizeof *links; i++) {
@@ -833,11 +834,25 @@ static char *exe_path(const char **link)
 			return buf;
 		}
 	}
-	free(buf);
 	const char *execfn = (const char *)getauxval(AT_EXECFN);
-	char *path = execfn ? realpath(execfn, NULL) : NULL;
-	*link = path;
-	return path;
+	if (!execfn || !realpath(execfn, buf)) {
+		gt_mem_free(buf);
+		buf = NULL;
+	}
+	*link = buf;
+	return buf;
+}
+
+/* real_path: realpath of name in a buffer of the core's (core/mem.h), or
+ * NULL. */
+static char *real_path(const char *name)
+{
+	char *buf = gt_mem_alloc(PATH_MAX);
+	if (buf && !realpath(name, buf)) {
+		gt_mem_free(buf);
+		buf = NULL;
+	}
+	return buf;
 }
 
 /* report_one tells libdwfl about one module and, for a module it did not
@@ -853,7 +868,7 @@ static void report_one(struct gt_symbolizer *s, struct loaded *l, const void *vd
 		path = exe_path(&open_path);
 		name = path ? path : "[exe]";
 	} else {
-		path = realpath(l->name, NULL);
+		path = real_path(l->name);
 		name = path ? path : l->name;
 		open_path = name;
 	}
@@ -863,13 +878,13 @@ static void report_one(struct gt_symbolizer *s, struct loaded *l, const void *vd
 		mi->kind = l->kind;
 		mi->vdso = l->kind == MOD_VDSO ? vdso : NULL;
 		if (open_path) {
-			mi->open_path = strdup(open_path);
-			mi->dir_path = strdup(name);
+			mi->open_path = gt_mem_strdup(open_path);
+			mi->dir_path = gt_mem_strdup(name);
 		}
 		memcpy(mi->build_id, l->build_id, l->build_id_len);
 		mi->build_id_len = l->build_id_len;
 	}
-	free(path);
+	gt_mem_free(path);
 }
 
 /* report (re)reads the process's modules from the loader. Modules that are
@@ -888,9 +903,9 @@ static void report(struct gt_symbolizer *s)
 	dwfl_report_begin(s->dwfl);
 	for (size_t i = 0; i < l.n; i++) {
 		report_one(s, &l.v[i], l.vdso);
-		free(l.v[i].name);
+		gt_mem_free(l.v[i].name);
 	}
-	free(l.v);
+	gt_mem_free(l.v);
 	dwfl_report_end(s->dwfl, mod_info_removed, s);
 	free_dead(s);
 	if (!s->demangle)
@@ -917,9 +932,9 @@ static int find_elf(Dwfl_Module *mod, void **userdata, const char *modname, Dwar
 		*elfp = gt_symfile_best(mi->open_path, mi->dir_path, mi->build_id,
 					mi->build_id_len, &mi->map, &chosen);
 		if (*elfp && !*file_name)
-			*file_name = chosen; /* libdwfl frees it */
+			*file_name = chosen; /* libdwfl frees it (core/mem.h) */
 		else
-			free(chosen);
+			gt_mem_free(chosen);
 	}
 	return -1;
 }
@@ -1211,7 +1226,7 @@ static bool cache_grow(struct gt_symbolizer *s)
 	size_t cap = s->cache_cap ? s->cache_cap * 2 : 1024;
 	struct sym_entry *old = s->cache;
 	size_t oldcap = s->cache_cap;
-	struct sym_entry *t = calloc(cap, sizeof *t);
+	struct sym_entry *t = gt_mem_calloc(cap, sizeof *t);
 	if (!t)
 		return false;
 	s->cache = t;
@@ -1219,7 +1234,7 @@ static bool cache_grow(struct gt_symbolizer *s)
 	for (size_t i = 0; i < oldcap; i++)
 		if (old[i].used)
 			s->cache[cache_slot(s, old[i].pc, old[i].is_ret)] = old[i];
-	free(old);
+	gt_mem_free(old);
 	return true;
 }
 
@@ -1234,7 +1249,7 @@ static void cache_put(struct gt_symbolizer *s, uint64_t pc, bool is_ret,
 		size_t cap = s->frames_cap ? s->frames_cap * 2 : 4096;
 		while (cap < s->frames_len + n)
 			cap *= 2;
-		struct gt_sym_frame *t = realloc(s->frames, cap * sizeof *t);
+		struct gt_sym_frame *t = gt_mem_realloc(s->frames, cap * sizeof *t);
 		if (!t)
 			return;
 		s->frames = t;
@@ -1253,7 +1268,7 @@ static void cache_put(struct gt_symbolizer *s, uint64_t pc, bool is_ret,
 
 struct gt_symbolizer *gt_sym_open(void)
 {
-	struct gt_symbolizer *s = calloc(1, sizeof *s);
+	struct gt_symbolizer *s = gt_mem_calloc(1, sizeof *s);
 	if (!s)
 		return NULL;
 	s->callbacks.find_elf = find_elf;
@@ -1312,11 +1327,11 @@ void gt_sym_close(struct gt_symbolizer *s)
 		free_dead(s);
 	}
 	for (size_t i = 0; i < s->strs_cap; i++)
-		free(s->strs[i].str);
-	free(s->strs);
-	free(s->cache);
-	free(s->frames);
+		gt_mem_free(s->strs[i].str);
+	gt_mem_free(s->strs);
+	gt_mem_free(s->cache);
+	gt_mem_free(s->frames);
 	if (s->demangle_pin)
 		dlclose(s->demangle_pin);
-	free(s);
+	gt_mem_free(s);
 }

@@ -7,6 +7,7 @@
  * the module. Otherwise a program that lists, closes or dup2s onto its
  * descriptors would meet ours. */
 #include "symfile.h"
+#include "mem.h"
 #include "owntable.h"
 
 #include <elfutils/libdwelf.h>
@@ -152,11 +153,11 @@ static bool crc_matches(struct gt_symmap *m, uint32_t want)
 	return (uint32_t)crc == want;
 }
 
-/* cat joins up to four strings into a malloc'd path; NULL without memory. */
+/* cat joins up to four strings into a gt_mem_alloc'd path; NULL without memory. */
 static char *cat(const char *a, const char *b, const char *c, const char *d)
 {
 	size_t la = strlen(a), lb = strlen(b), lc = strlen(c), ld = strlen(d);
-	char *p = malloc(la + lb + lc + ld + 1);
+	char *p = gt_mem_alloc(la + lb + lc + ld + 1);
 	if (!p)
 		return NULL;
 	memcpy(p, a, la);
@@ -185,14 +186,14 @@ static char *build_id_path(const uint8_t *id, size_t len)
 	return cat(DEBUG_ROOT, "/.build-id/", name, "");
 }
 
-/* dir_of returns a malloc'd copy of path's directory ("." if none). */
+/* dir_of returns a gt_mem_alloc'd copy of path's directory ("." if none). */
 static char *dir_of(const char *path)
 {
 	const char *slash = strrchr(path, '/');
 	if (!slash)
 		return cat(".", "", "", "");
 	size_t n = slash == path ? 1 : (size_t)(slash - path);
-	char *d = malloc(n + 1);
+	char *d = gt_mem_alloc(n + 1);
 	if (d) {
 		memcpy(d, path, n);
 		d[n] = '\0';
@@ -237,7 +238,7 @@ static Elf *find_debug(Elf *mod_elf, const struct stat *mod_st, const char *dir_
 		*chosen = path;
 		return elf;
 	}
-	free(path);
+	gt_mem_free(path);
 
 	GElf_Word crc = 0;
 	const char *link = mod_elf ? dwelf_elf_gnu_debuglink(mod_elf, &crc) : NULL;
@@ -256,9 +257,9 @@ static Elf *find_debug(Elf *mod_elf, const struct stat *mod_st, const char *dir_
 		if (elf)
 			*chosen = path;
 		else
-			free(path);
+			gt_mem_free(path);
 	}
-	free(dir);
+	gt_mem_free(dir);
 	return elf;
 }
 
@@ -362,12 +363,12 @@ Dwarf *gt_symfile_alt(Dwarf *dw, const char *debug_path, Elf **elf, struct gt_sy
 		} else {
 			char *dir = dir_of(debug_path);
 			path = dir ? cat(dir, "/", altname, "") : NULL;
-			free(dir);
+			gt_mem_free(dir);
 		}
 		if (!path)
 			continue;
 		Elf *e = open_elf(path, map, NULL, true);
-		free(path);
+		gt_mem_free(path);
 		Dwarf *alt = e ? dwarf_begin_elf(e, DWARF_C_READ, NULL) : NULL;
 		if (alt) {
 			*elf = e;

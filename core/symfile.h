@@ -54,7 +54,7 @@ size_t gt_build_id_in_memory(const ElfW(Phdr) *phdr, size_t phnum, ElfW(Addr) bi
  * file found by .gnu_debuglink must match the link's CRC.
  *
  * Returns the Elf (the caller, or libdwfl, ends it) and fills *map with
- * the mapping under it and *chosen with a malloc'd copy of the chosen
+ * the mapping under it and *chosen with a gt_mem_alloc'd copy of the chosen
  * file's path (NULL if no memory); NULL when no usable file was found. */
 Elf *gt_symfile_best(const char *open_path, const char *dir_path, const uint8_t *build_id,
 		     size_t build_id_len, struct gt_symmap *map, char **chosen);

@@ -35,7 +35,14 @@
  *
  * 6. The tracer never records itself: its own thread (the flusher) and any
  *    code inside the tracer run with the thread's `inside` guard set, and the
- *    tracer's I/O and locks bypass the interposed functions. */
+ *    tracer's own calls bypass the library's exported wrappers: its I/O,
+ *    closes and yields are direct system calls (core/sys.h), its locks are
+ *    core/lock.h's, its allocations go to the real allocator (core/mem.h),
+ *    other real functions through GT_REAL (core/real.h). What passes
+ *    through the wrappers is what the libraries it calls do (libdw, libelf,
+ *    libc's qsort and the C++ demangler allocate), untraced because of
+ *    `inside`, and the symbolizer's dlclose, whose wrapper keeps the
+ *    unwinder's module table right (interpose/dl.c). */
 #ifndef GT_TRACER_H
 #define GT_TRACER_H
 

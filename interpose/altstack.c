@@ -7,29 +7,13 @@
  * kernel keeps the child's alternate stack). Stored so that a handler
  * interrupting the update never sees a range mixing old and new ends: the
  * end goes to 0 first (no range), then the start, then the end. */
-#include <dlfcn.h>
 #include <signal.h>
 
 #include "interpose.h"
 
-static int (*real_sigaltstack)(const stack_t *, stack_t *);
-
-/* Resolved at load time: sigaltstack may be called from a handler. */
-__attribute__((constructor)) static void resolve(void)
-{
-	if (!__atomic_load_n(&real_sigaltstack, __ATOMIC_ACQUIRE))
-		__atomic_store_n(&real_sigaltstack, (int (*)(const stack_t *, stack_t *))dlsym(RTLD_NEXT, "sigaltstack"),
-				 __ATOMIC_RELEASE);
-}
-
 GT_EXPORT int sigaltstack(const stack_t *ss, stack_t *old)
 {
-	int (*real)(const stack_t *, stack_t *) = __atomic_load_n(&real_sigaltstack, __ATOMIC_ACQUIRE);
-	if (!real) {
-		resolve();
-		real = __atomic_load_n(&real_sigaltstack, __ATOMIC_ACQUIRE);
-	}
-	int r = real(ss, old);
+	int r = GT_REAL(sigaltstack)(ss, old);
 	if (r != 0 || !ss)
 		return r;
 	struct gt_stack_bounds *b = &gt_self.bounds;

@@ -35,10 +35,10 @@ GT_EXPORT int pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m, cloc
 				     const struct timespec *abstime)
 {
 	struct gt_thread *t = gt_enter();
-	if (!t || !gt_real.cond_clockwait)
+	if (!t)
 		return GT_REAL(cond_clockwait)(c, m, clk, abstime);
 	int blocked = gt_block(t, GT_STR_SYNC_COND, GT_SITE(pthread_cond_clockwait), (uintptr_t)c);
-	int r = gt_real.cond_clockwait(c, m, clk, abstime);
+	int r = GT_REAL(cond_clockwait)(c, m, clk, abstime);
 	if (blocked)
 		gt_unblock(t, r == 0);
 	return r;

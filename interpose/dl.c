@@ -13,22 +13,9 @@
 #include "../core/modules.h"
 #include "interpose.h"
 
-static int (*real_dlclose)(void *);
-
-/* Resolved at load time, so a dlclose never has to look it up. */
-__attribute__((constructor)) static void resolve(void)
-{
-	if (!__atomic_load_n(&real_dlclose, __ATOMIC_ACQUIRE))
-		__atomic_store_n(&real_dlclose, (int (*)(void *))dlsym(RTLD_NEXT, "dlclose"), __ATOMIC_RELEASE);
-}
-
 GT_EXPORT int dlclose(void *handle)
 {
-	int (*real)(void *) = __atomic_load_n(&real_dlclose, __ATOMIC_ACQUIRE);
-	if (!real) {
-		resolve();
-		real = __atomic_load_n(&real_dlclose, __ATOMIC_ACQUIRE);
-	}
+	int (*real)(void *) = GT_REAL(dlclose);
 	gt_modules_closing(handle);
 	int r = real(handle);
 	gt_modules_closed();

@@ -1,9 +1,10 @@
 /* malloc.c — the malloc family as heap events (core/heap.h, docs/heap.md).
  *
- * The real functions are the next definitions after this library (glibc's,
- * or an allocator the program loads, such as jemalloc). Looking them up with
- * dlsym may itself allocate; until they are known, allocations come from a
- * static bootstrap arena, whose blocks are never passed to the real free.
+ * The real functions are core/realalloc.h's gt_alloc pointers (the next
+ * definitions after this library: glibc's, or an allocator the program
+ * loads, such as jemalloc), called without a check: until they are known
+ * they are stubs that serve a static bootstrap arena, whose blocks are
+ * never passed to the real free (gt_alloc_in_arena in the slow halves).
  *
  * Every wrapper is a fast half that records nothing (core/heap.h says when
  * there is something to record): an allocation makes the real call with
@@ -12,233 +13,15 @@
  * core/heapset.h (one load), then makes the real call with `inside`
  * raised. Only a countdown below zero or a filter hit goes to an
  * out-of-line slow half. */
-#include <dlfcn.h>
 #include <errno.h>
 #include <malloc.h>
-#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
 
 #include "../core/heap.h"
 #include "../core/heapset.h"
+#include "../core/realalloc.h"
 #include "interpose.h"
-
-static struct {
-	void *(*malloc)(size_t);
-	void *(*calloc)(size_t, size_t);
-	void *(*realloc)(void *, size_t);
-	void (*free)(void *);
-	int (*posix_memalign)(void **, size_t, size_t);
-	void *(*aligned_alloc)(size_t, size_t);
-	void *(*memalign)(size_t, size_t);
-	void *(*valloc)(size_t);
-	void *(*pvalloc)(size_t);
-	void (*free_sized)(void *, size_t);
-	void (*free_aligned_sized)(void *, size_t, size_t);
-	size_t (*usable)(void *);
-} real;
-
-/* --- bootstrap arena ------------------------------------------------------ */
-
-#define ARENA_SIZE (256 * 1024)
-static _Alignas(64) unsigned char arena[ARENA_SIZE];
-static _Atomic size_t arena_used;
-
-/* Each block: a 16-byte header holding its size, then the (zeroed) data.
- * Its address is marked in the free filter (core/heapset.h), so its free
- * takes the slow half, which recognizes it. */
-static void *arena_alloc(size_t n, size_t align)
-{
-	if (align < 16)
-		align = 16;
-	size_t need = ((n + 15) & ~(size_t)15) + 16 + align;
-	size_t at = atomic_fetch_add(&arena_used, need);
-	if (at + need > ARENA_SIZE)
-		return NULL;
-	uintptr_t p = ((uintptr_t)arena + at + 16 + align - 1) & ~(uintptr_t)(align - 1);
-	((size_t *)p)[-1] = n;
-	gt_heapset_mark((void *)p);
-	return (void *)p;
-}
-
-static int in_arena(const void *p)
-{
-	return (const unsigned char *)p >= arena && (const unsigned char *)p < arena + ARENA_SIZE;
-}
-
-/* --- the real functions ----------------------------------------------------- */
-
-/* The wrappers call through these pointers without a check: each starts at
- * a stub that resolves every real function (or serves the arena while
- * that is under way) and then points at the real one. */
-static void *malloc_first(size_t n);
-static void *calloc_first(size_t n, size_t size);
-static void *realloc_first(void *p, size_t n);
-static void free_first(void *p);
-static int posix_memalign_first(void **out, size_t align, size_t n);
-static void *aligned_alloc_first(size_t align, size_t n);
-static void *memalign_first(size_t align, size_t n);
-static void *valloc_first(size_t n);
-static void *pvalloc_first(size_t n);
-static void free_sized_first(void *p, size_t n);
-static void free_aligned_sized_first(void *p, size_t align, size_t n);
-
-static void *(*malloc_fn)(size_t) = malloc_first;
-static void *(*calloc_fn)(size_t, size_t) = calloc_first;
-static void *(*realloc_fn)(void *, size_t) = realloc_first;
-static void (*free_fn)(void *) = free_first;
-static int (*posix_memalign_fn)(void **, size_t, size_t) = posix_memalign_first;
-static void *(*aligned_alloc_fn)(size_t, size_t) = aligned_alloc_first;
-static void *(*memalign_fn)(size_t, size_t) = memalign_first;
-static void *(*valloc_fn)(size_t) = valloc_first;
-static void *(*pvalloc_fn)(size_t) = pvalloc_first;
-static void (*free_sized_fn)(void *, size_t) = free_sized_first;
-static void (*free_aligned_sized_fn)(void *, size_t, size_t) = free_aligned_sized_first;
-
-/* An allocator without free_sized / free_aligned_sized (glibc < 2.39). */
-static void free_sized_plain(void *p, size_t n)
-{
-	(void)n;
-	real.free(p);
-}
-
-static void free_aligned_sized_plain(void *p, size_t align, size_t n)
-{
-	(void)align;
-	(void)n;
-	real.free(p);
-}
-
-static _Atomic int resolving;
-static _Atomic int resolved;
-
-#define SET(fn, v) __atomic_store_n(&fn, v, __ATOMIC_RELEASE)
-
-/* resolve fills `real` and the pointers; 0 while another thread (or dlsym
- * itself) is at it. */
-static int resolve(void)
-{
-	if (atomic_load_explicit(&resolved, memory_order_acquire))
-		return 1;
-	if (atomic_exchange(&resolving, 1))
-		return 0;
-	real.malloc = dlsym(RTLD_NEXT, "malloc");
-	real.calloc = dlsym(RTLD_NEXT, "calloc");
-	real.realloc = dlsym(RTLD_NEXT, "realloc");
-	real.free = dlsym(RTLD_NEXT, "free");
-	real.posix_memalign = dlsym(RTLD_NEXT, "posix_memalign");
-	real.aligned_alloc = dlsym(RTLD_NEXT, "aligned_alloc");
-	real.memalign = dlsym(RTLD_NEXT, "memalign");
-	real.valloc = dlsym(RTLD_NEXT, "valloc");
-	real.pvalloc = dlsym(RTLD_NEXT, "pvalloc");
-	real.free_sized = dlsym(RTLD_NEXT, "free_sized");
-	real.free_aligned_sized = dlsym(RTLD_NEXT, "free_aligned_sized");
-	real.usable = dlsym(RTLD_NEXT, "malloc_usable_size");
-	gt_real_usable = real.usable;
-	if (!real.malloc || !real.free || !real.calloc || !real.realloc) {
-		static const char msg[] = "gotrace: cannot find the real malloc/free\n";
-		(void)!write(2, msg, sizeof msg - 1);
-		abort();
-	}
-	SET(malloc_fn, real.malloc);
-	SET(calloc_fn, real.calloc);
-	SET(realloc_fn, real.realloc);
-	SET(free_fn, real.free);
-	SET(posix_memalign_fn, real.posix_memalign);
-	SET(aligned_alloc_fn, real.aligned_alloc);
-	SET(memalign_fn, real.memalign);
-	SET(valloc_fn, real.valloc);
-	SET(pvalloc_fn, real.pvalloc);
-	SET(free_sized_fn, real.free_sized ? real.free_sized : free_sized_plain);
-	SET(free_aligned_sized_fn, real.free_aligned_sized ? real.free_aligned_sized : free_aligned_sized_plain);
-	atomic_store_explicit(&resolved, 1, memory_order_release);
-	return 1;
-}
-
-static void *malloc_first(size_t n)
-{
-	return resolve() ? real.malloc(n) : arena_alloc(n, 16);
-}
-
-static void *calloc_first(size_t n, size_t size)
-{
-	if (resolve())
-		return real.calloc(n, size);
-	if (size && n > SIZE_MAX / size)
-		return NULL;
-	return arena_alloc(n * size, 16); /* static memory: already zero */
-}
-
-static void *arena_realloc(void *p, size_t n)
-{
-	size_t old = ((size_t *)p)[-1];
-	void *q = malloc(n);
-	if (q)
-		memcpy(q, p, old < n ? old : n);
-	return q;
-}
-
-static void *realloc_first(void *p, size_t n)
-{
-	if (resolve())
-		return real.realloc(p, n);
-	return p ? arena_realloc(p, n) : arena_alloc(n, 16);
-}
-
-static void free_first(void *p)
-{
-	if (resolve())
-		real.free(p);
-	/* else: a block from before this library, freed while dlsym runs:
-	 * kept */
-}
-
-static int posix_memalign_first(void **out, size_t align, size_t n)
-{
-	if (resolve())
-		return real.posix_memalign(out, align, n);
-	void *p = arena_alloc(n, align);
-	if (!p)
-		return ENOMEM;
-	*out = p;
-	return 0;
-}
-
-static void *aligned_alloc_first(size_t align, size_t n)
-{
-	return resolve() ? real.aligned_alloc(align, n) : arena_alloc(n, align);
-}
-
-static void *memalign_first(size_t align, size_t n)
-{
-	return resolve() ? real.memalign(align, n) : arena_alloc(n, align);
-}
-
-static void *valloc_first(size_t n)
-{
-	return resolve() ? real.valloc(n) : arena_alloc(n, 4096);
-}
-
-static void *pvalloc_first(size_t n)
-{
-	return resolve() ? real.pvalloc(n) : arena_alloc(n, 4096);
-}
-
-static void free_sized_first(void *p, size_t n)
-{
-	if (resolve())
-		free_sized_fn(p, n);
-}
-
-static void free_aligned_sized_first(void *p, size_t align, size_t n)
-{
-	if (resolve())
-		free_aligned_sized_fn(p, align, n);
-}
-
-size_t (*gt_real_usable)(void *);
 
 /* --- the halves --------------------------------------------------------------- */
 
@@ -321,17 +104,17 @@ static inline __attribute__((always_inline)) void free_record(struct gt_thread *
 /* free_slow: the filter says p may be recorded, or is an arena block. */
 static GT_SLOW void free_slow(void *p, enum free_kind kind, size_t a, size_t b)
 {
-	if (!p || in_arena(p))
+	if (!p || gt_alloc_in_arena(p))
 		return;
 	struct gt_thread *t = &gt_self;
 	int in = t->inside++;
 	free_record(t, p, in);
 	if (kind == FREE_PLAIN)
-		free_fn(p);
+		GT_ALLOC(free)(p);
 	else if (kind == FREE_SIZED)
-		free_sized_fn(p, a);
+		GT_ALLOC(free_sized)(p, a);
 	else
-		free_aligned_sized_fn(p, a, b);
+		GT_ALLOC(free_aligned_sized)(p, a, b);
 	t->inside--;
 }
 
@@ -339,23 +122,23 @@ static GT_SLOW void free_slow(void *p, enum free_kind kind, size_t a, size_t b)
 
 GT_EXPORT void *malloc(size_t n)
 {
-	ALLOC(malloc_fn(n), n, A_MALLOC);
+	ALLOC(GT_ALLOC(malloc)(n), n, A_MALLOC);
 }
 
 GT_EXPORT void *calloc(size_t n, size_t size)
 {
-	ALLOC(calloc_fn(n, size), n * size, A_CALLOC);
+	ALLOC(GT_ALLOC(calloc)(n, size), n * size, A_CALLOC);
 }
 
 /* free_plain_slow: free_slow for free itself, the common case. */
 static GT_SLOW void free_plain_slow(void *p)
 {
-	if (!p || in_arena(p))
+	if (!p || gt_alloc_in_arena(p))
 		return;
 	struct gt_thread *t = &gt_self;
 	int in = t->inside++;
 	free_record(t, p, in);
-	free_fn(p);
+	GT_ALLOC(free)(p);
 	t->inside--;
 }
 
@@ -367,7 +150,7 @@ GT_EXPORT void free(void *p)
 	}
 	struct gt_thread *t = &gt_self;
 	t->inside++;
-	free_fn(p);
+	GT_ALLOC(free)(p);
 	t->inside--;
 }
 
@@ -379,7 +162,7 @@ GT_EXPORT void free_sized(void *p, size_t n)
 	}
 	struct gt_thread *t = &gt_self;
 	t->inside++;
-	free_sized_fn(p, n);
+	GT_ALLOC(free_sized)(p, n);
 	t->inside--;
 }
 
@@ -391,7 +174,7 @@ GT_EXPORT void free_aligned_sized(void *p, size_t align, size_t n)
 	}
 	struct gt_thread *t = &gt_self;
 	t->inside++;
-	free_aligned_sized_fn(p, align, n);
+	GT_ALLOC(free_aligned_sized)(p, align, n);
 	t->inside--;
 }
 
@@ -402,12 +185,12 @@ GT_EXPORT void free_aligned_sized(void *p, size_t align, size_t n)
  * other. On failure the old object is still there and is recorded again. */
 static GT_SLOW void *realloc_slow(void *p, size_t n, uintptr_t ra, uintptr_t cfa)
 {
-	if (p && in_arena(p))
-		return arena_realloc(p, n);
+	if (p && gt_alloc_in_arena(p))
+		return gt_alloc_arena_copy(malloc(n), p, n);
 	struct gt_thread *t = &gt_self;
 	int in = t->inside++;
 	uint64_t token = p ? gt_heap_realloc_freeing(t, p, in != 0) : 0;
-	void *q = realloc_fn(p, n);
+	void *q = GT_ALLOC(realloc)(p, n);
 	if (!in) {
 		if ((int64_t)(t->heap_left -= n) < 0)
 			gt_heap_countdown(t, q, n, GT_FN(realloc), ra, cfa);
@@ -422,7 +205,7 @@ GT_EXPORT void *realloc(void *p, size_t n)
 {
 	if (__builtin_expect(gt_heapset_maybe(p), 0))
 		return realloc_slow(p, n, GT_RA(), GT_CFA());
-	ALLOC(realloc_fn(p, n), n, A_REALLOC);
+	ALLOC(GT_ALLOC(realloc)(p, n), n, A_REALLOC);
 }
 
 /* glibc's reallocarray calls realloc through the PLT, that is, our realloc:
@@ -440,7 +223,7 @@ GT_EXPORT int posix_memalign(void **out, size_t align, size_t n)
 {
 	struct gt_thread *t = &gt_self;
 	t->inside++;
-	int r = posix_memalign_fn(out, align, n);
+	int r = GT_ALLOC(posix_memalign)(out, align, n);
 	if (__builtin_expect(--t->inside == 0, 1) && __builtin_expect((int64_t)(t->heap_left -= n) < 0, 0))
 		alloc_slow(r == 0 ? *out : NULL, n, A_POSIX_MEMALIGN, GT_RA(), GT_CFA());
 	return r;
@@ -448,31 +231,29 @@ GT_EXPORT int posix_memalign(void **out, size_t align, size_t n)
 
 GT_EXPORT void *aligned_alloc(size_t align, size_t n)
 {
-	ALLOC(aligned_alloc_fn(align, n), n, A_ALIGNED_ALLOC);
+	ALLOC(GT_ALLOC(aligned_alloc)(align, n), n, A_ALIGNED_ALLOC);
 }
 
 GT_EXPORT void *memalign(size_t align, size_t n)
 {
-	ALLOC(memalign_fn(align, n), n, A_MEMALIGN);
+	ALLOC(GT_ALLOC(memalign)(align, n), n, A_MEMALIGN);
 }
 
 GT_EXPORT void *valloc(size_t n)
 {
-	ALLOC(valloc_fn(n), n, A_VALLOC);
+	ALLOC(GT_ALLOC(valloc)(n), n, A_VALLOC);
 }
 
 GT_EXPORT void *pvalloc(size_t n)
 {
-	ALLOC(pvalloc_fn(n), n, A_PVALLOC);
+	ALLOC(GT_ALLOC(pvalloc)(n), n, A_PVALLOC);
 }
 
 GT_EXPORT size_t malloc_usable_size(void *p)
 {
 	if (!p)
 		return 0;
-	if (in_arena(p))
-		return ((size_t *)p)[-1];
-	if (!resolve())
-		return 0;
-	return gt_malloc_usable(p);
+	if (gt_alloc_in_arena(p))
+		return gt_alloc_arena_size(p);
+	return GT_ALLOC(usable)(p);
 }

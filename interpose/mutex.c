@@ -51,13 +51,13 @@ GT_EXPORT int pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec 
 GT_EXPORT int pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t clk, const struct timespec *abstime)
 {
 	struct gt_thread *t = gt_enter();
-	if (!t || !gt_real.mutex_clocklock)
+	if (!t)
 		return GT_REAL(mutex_clocklock)(m, clk, abstime);
 	int r = mutex_trylock_fn(m);
 	if (r != EBUSY)
 		return r;
 	int blocked = gt_block(t, GT_STR_SYNC_MUTEX, GT_SITE(pthread_mutex_clocklock), (uintptr_t)m);
-	r = gt_real.mutex_clocklock(m, clk, abstime);
+	r = GT_REAL(mutex_clocklock)(m, clk, abstime);
 	if (blocked)
 		gt_unblock(t, r == 0 || r == EOWNERDEAD);
 	return r;

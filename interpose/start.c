@@ -1,12 +1,9 @@
 /* start.c — __libc_start_main: run main through a trampoline frame of
  * ours, so the main thread's stacks end at main (as a goroutine's end at its
  * start function) instead of at _start. */
-#include <dlfcn.h>
-
 #include "interpose.h"
 
 typedef int (*main_fn)(int, char **, char **);
-typedef int (*start_main_fn)(main_fn, int, char **, void (*)(void), void (*)(void), void (*)(void), void *);
 
 static main_fn real_main;
 
@@ -21,7 +18,6 @@ __attribute__((noinline, optimize("no-optimize-sibling-calls"))) static int main
 GT_EXPORT int __libc_start_main(main_fn main, int argc, char **argv, void (*init)(void), void (*fini)(void),
 				void (*rtld_fini)(void), void *stack_end)
 {
-	start_main_fn real = (start_main_fn)dlsym(RTLD_NEXT, "__libc_start_main");
 	real_main = main;
-	return real(main_trampoline, argc, argv, init, fini, rtld_fini, stack_end);
+	return GT_REAL(libc_start_main)(main_trampoline, argc, argv, init, fini, rtld_fini, stack_end);
 }

@@ -25,11 +25,6 @@
 #include "core/heapset.h"
 #include "core/stack.h"
 
-/* The real malloc_usable_size: interpose/malloc.c sets the core's pointer
- * when it finds it; the unit tests have no interpose/ (weak: a definition
- * in core/ takes its place). */
-__attribute__((weak)) size_t (*gt_real_usable)(void *) = malloc_usable_size;
-
 static int memfd = -1;
 
 /* options fills cfg from "GOTRACE_NAME=value" strings. */

@@ -1,0 +1,29 @@
+/* mem.h — the core's own allocations.
+ *
+ * The core allocates through the real allocator, never through the
+ * library's exported malloc/free (interpose/malloc.c): a module of the
+ * core does not call up into the wrappers. Two definitions, one per kind
+ * of binary:
+ *   - core/mem.c, in the library: the real allocator's pointers
+ *     (core/realalloc.h), with the thread's `inside` raised like every
+ *     real allocator call (invariant 6), and never the real free of a
+ *     bootstrap arena block;
+ *   - core/mem_libc.c, in the gotrace command and the unit tests, which
+ *     link core modules without the library: plain libc.
+ *
+ * gt_mem_free also releases what a library the core calls returned as
+ * malloc'd (libstdc++'s demangler): that allocation went through the
+ * exported malloc while the core ran inside the tracer, so nothing was
+ * recorded and the real free is its match. */
+#ifndef GT_MEM_H
+#define GT_MEM_H
+
+#include <stddef.h>
+
+void *gt_mem_alloc(size_t n);
+void *gt_mem_calloc(size_t n, size_t size);
+void *gt_mem_realloc(void *p, size_t n);
+void gt_mem_free(void *p);
+char *gt_mem_strdup(const char *s);
+
+#endif

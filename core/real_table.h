@@ -1,0 +1,198 @@
+/* real_table.h — the one list of the real functions behind the library's
+ * exported ones: each named once, here. From these lists come the
+ * pointers (struct gt_real in core/real.h, struct gt_alloc in
+ * core/realalloc.h) and their resolution (core/real.c, core/realalloc.c);
+ * the wrapper in interpose/ calls GT_REAL(field) or GT_ALLOC(field).
+ *
+ * Rows (params are named: a generated fallback forwards nothing, but it is
+ * a definition, and C11 wants names there):
+ *
+ *   NEED(field, symbol, version, ret, params)
+ *       required: resolution aborts with a message without it (a wrapper
+ *       that cannot call through has no honest way to go on).
+ *   WANT(field, symbol, version, ret, params, missing)
+ *       optional (newer than the oldest libc or allocator supported): when
+ *       the symbol is absent the pointer is set to a generated fallback
+ *       whose body is `missing` (ENOSYS for a function the libc does not
+ *       have; plain free for free_sized). So no pointer is NULL once
+ *       resolved: a missing symbol costs nothing per call, and no wrapper
+ *       checks for one.
+ *
+ * version: the symbol version asked for first (dlvsym), else the default
+ * one (dlsym); NULL: the default.
+ *
+ * Adding an interposed call: a row here, then the exported wrapper in
+ * interpose/ calling GT_REAL(field). */
+#ifndef GT_REAL_TABLE_H
+#define GT_REAL_TABLE_H
+
+/* The fallback body of a pthread-style function that is not there. */
+#define GT_MISSING_ENOSYS { return ENOSYS; }
+
+/* The real libc functions (struct gt_real). */
+#define GT_REAL_TABLE(NEED, WANT)                                                                                  \
+	NEED(pthread_create, "pthread_create", NULL, int,                                                          \
+	     (pthread_t *th, const pthread_attr_t *attr, void *(*start)(void *), void *arg))                      \
+	NEED(pthread_join, "pthread_join", NULL, int, (pthread_t th, void **res))                                 \
+	NEED(pthread_tryjoin_np, "pthread_tryjoin_np", NULL, int, (pthread_t th, void **res))                     \
+	NEED(pthread_timedjoin_np, "pthread_timedjoin_np", NULL, int,                                              \
+	     (pthread_t th, void **res, const struct timespec *at))                                               \
+	WANT(pthread_clockjoin_np, "pthread_clockjoin_np", NULL, int,                                              \
+	     (pthread_t th, void **res, clockid_t clk, const struct timespec *at), GT_MISSING_ENOSYS)             \
+	NEED(pthread_setname_np, "pthread_setname_np", NULL, int, (pthread_t th, const char *name))               \
+                                                                                                                   \
+	NEED(mutex_lock, "pthread_mutex_lock", NULL, int, (pthread_mutex_t *m))                                    \
+	NEED(mutex_trylock, "pthread_mutex_trylock", NULL, int, (pthread_mutex_t *m))                              \
+	NEED(mutex_timedlock, "pthread_mutex_timedlock", NULL, int, (pthread_mutex_t *m, const struct timespec *at)) \
+	WANT(mutex_clocklock, "pthread_mutex_clocklock", NULL, int,                                                \
+	     (pthread_mutex_t *m, clockid_t clk, const struct timespec *at), GT_MISSING_ENOSYS)                   \
+	NEED(mutex_unlock, "pthread_mutex_unlock", NULL, int, (pthread_mutex_t *m))                                \
+                                                                                                                   \
+	NEED(rwlock_rdlock, "pthread_rwlock_rdlock", NULL, int, (pthread_rwlock_t *l))                             \
+	NEED(rwlock_tryrdlock, "pthread_rwlock_tryrdlock", NULL, int, (pthread_rwlock_t *l))                       \
+	NEED(rwlock_timedrdlock, "pthread_rwlock_timedrdlock", NULL, int,                                          \
+	     (pthread_rwlock_t *l, const struct timespec *at))                                                    \
+	WANT(rwlock_clockrdlock, "pthread_rwlock_clockrdlock", NULL, int,                                          \
+	     (pthread_rwlock_t *l, clockid_t clk, const struct timespec *at), GT_MISSING_ENOSYS)                  \
+	NEED(rwlock_wrlock, "pthread_rwlock_wrlock", NULL, int, (pthread_rwlock_t *l))                             \
+	NEED(rwlock_trywrlock, "pthread_rwlock_trywrlock", NULL, int, (pthread_rwlock_t *l))                       \
+	NEED(rwlock_timedwrlock, "pthread_rwlock_timedwrlock", NULL, int,                                          \
+	     (pthread_rwlock_t *l, const struct timespec *at))                                                    \
+	WANT(rwlock_clockwrlock, "pthread_rwlock_clockwrlock", NULL, int,                                          \
+	     (pthread_rwlock_t *l, clockid_t clk, const struct timespec *at), GT_MISSING_ENOSYS)                  \
+	NEED(rwlock_unlock, "pthread_rwlock_unlock", NULL, int, (pthread_rwlock_t *l))                             \
+                                                                                                                   \
+	NEED(spin_lock, "pthread_spin_lock", NULL, int, (pthread_spinlock_t *l))                                   \
+	NEED(spin_trylock, "pthread_spin_trylock", NULL, int, (pthread_spinlock_t *l))                             \
+	NEED(spin_unlock, "pthread_spin_unlock", NULL, int, (pthread_spinlock_t *l))                               \
+                                                                                                                   \
+	/* The condvar ABI of glibc 2.3.2 (the default version); the old                                       \
+	 * GLIBC_2.2.5 layout is not supported. */                                                                \
+	NEED(cond_wait, "pthread_cond_wait", "GLIBC_2.3.2", int, (pthread_cond_t *c, pthread_mutex_t *m))         \
+	NEED(cond_timedwait, "pthread_cond_timedwait", "GLIBC_2.3.2", int,                                         \
+	     (pthread_cond_t *c, pthread_mutex_t *m, const struct timespec *at))                                  \
+	WANT(cond_clockwait, "pthread_cond_clockwait", NULL, int,                                                  \
+	     (pthread_cond_t *c, pthread_mutex_t *m, clockid_t clk, const struct timespec *at), GT_MISSING_ENOSYS) \
+	NEED(cond_signal, "pthread_cond_signal", "GLIBC_2.3.2", int, (pthread_cond_t *c))                          \
+	NEED(cond_broadcast, "pthread_cond_broadcast", "GLIBC_2.3.2", int, (pthread_cond_t *c))                    \
+                                                                                                                   \
+	NEED(barrier_wait, "pthread_barrier_wait", NULL, int, (pthread_barrier_t *b))                              \
+                                                                                                                   \
+	NEED(sem_wait, "sem_wait", NULL, int, (sem_t *s))                                                          \
+	NEED(sem_trywait, "sem_trywait", NULL, int, (sem_t *s))                                                    \
+	NEED(sem_timedwait, "sem_timedwait", NULL, int, (sem_t *s, const struct timespec *at))                     \
+	WANT(sem_clockwait, "sem_clockwait", NULL, int, (sem_t *s, clockid_t clk, const struct timespec *at),      \
+	     { errno = ENOSYS; return -1; })                                                                      \
+	NEED(sem_post, "sem_post", NULL, int, (sem_t *s))                                                          \
+                                                                                                                   \
+	NEED(nanosleep, "nanosleep", NULL, int, (const struct timespec *req, struct timespec *rem))                \
+	NEED(clock_nanosleep, "clock_nanosleep", NULL, int,                                                        \
+	     (clockid_t clk, int flags, const struct timespec *req, struct timespec *rem))                        \
+	NEED(usleep, "usleep", NULL, int, (useconds_t us))                                                         \
+	NEED(sleep, "sleep", NULL, unsigned, (unsigned s))                                                         \
+	NEED(sched_yield, "sched_yield", NULL, int, (void))                                                        \
+                                                                                                                   \
+	/* I/O and other calls that may wait in the kernel. */                                                    \
+	NEED(read, "read", NULL, ssize_t, (int fd, void *buf, size_t n))                                           \
+	NEED(readv, "readv", NULL, ssize_t, (int fd, const struct iovec *iov, int n))                              \
+	NEED(pread, "pread", NULL, ssize_t, (int fd, void *buf, size_t n, off_t off))                              \
+	NEED(preadv, "preadv", NULL, ssize_t, (int fd, const struct iovec *iov, int n, off_t off))                 \
+	NEED(write, "write", NULL, ssize_t, (int fd, const void *buf, size_t n))                                   \
+	NEED(writev, "writev", NULL, ssize_t, (int fd, const struct iovec *iov, int n))                            \
+	NEED(pwrite, "pwrite", NULL, ssize_t, (int fd, const void *buf, size_t n, off_t off))                      \
+	NEED(pwritev, "pwritev", NULL, ssize_t, (int fd, const struct iovec *iov, int n, off_t off))               \
+	NEED(recv, "recv", NULL, ssize_t, (int fd, void *buf, size_t n, int flags))                                \
+	NEED(recvfrom, "recvfrom", NULL, ssize_t,                                                                  \
+	     (int fd, void *buf, size_t n, int flags, struct sockaddr *from, socklen_t *len))                     \
+	NEED(recvmsg, "recvmsg", NULL, ssize_t, (int fd, struct msghdr *msg, int flags))                           \
+	NEED(recvmmsg, "recvmmsg", NULL, int,                                                                      \
+	     (int fd, struct mmsghdr *v, unsigned n, int flags, struct timespec *timeout))                        \
+	NEED(send, "send", NULL, ssize_t, (int fd, const void *buf, size_t n, int flags))                          \
+	NEED(sendto, "sendto", NULL, ssize_t,                                                                      \
+	     (int fd, const void *buf, size_t n, int flags, const struct sockaddr *to, socklen_t len))            \
+	NEED(sendmsg, "sendmsg", NULL, ssize_t, (int fd, const struct msghdr *msg, int flags))                     \
+	NEED(sendmmsg, "sendmmsg", NULL, int, (int fd, struct mmsghdr *v, unsigned n, int flags))                  \
+	NEED(accept, "accept", NULL, int, (int fd, struct sockaddr *addr, socklen_t *len))                         \
+	NEED(accept4, "accept4", NULL, int, (int fd, struct sockaddr *addr, socklen_t *len, int flags))            \
+	NEED(connect, "connect", NULL, int, (int fd, const struct sockaddr *addr, socklen_t len))                  \
+	NEED(poll, "poll", NULL, int, (struct pollfd *fds, nfds_t n, int timeout))                                 \
+	NEED(ppoll, "ppoll", NULL, int,                                                                            \
+	     (struct pollfd *fds, nfds_t n, const struct timespec *timeout, const sigset_t *mask))                \
+	NEED(select, "select", NULL, int, (int n, fd_set *r, fd_set *w, fd_set *e, struct timeval *timeout))       \
+	NEED(pselect, "pselect", NULL, int,                                                                        \
+	     (int n, fd_set *r, fd_set *w, fd_set *e, const struct timespec *timeout, const sigset_t *mask))      \
+	NEED(epoll_wait, "epoll_wait", NULL, int, (int fd, struct epoll_event *ev, int n, int timeout))            \
+	NEED(epoll_pwait, "epoll_pwait", NULL, int,                                                                \
+	     (int fd, struct epoll_event *ev, int n, int timeout, const sigset_t *mask))                          \
+	NEED(open, "open", NULL, int, (const char *path, int flags, ...))                                          \
+	NEED(openat, "openat", NULL, int, (int dir, const char *path, int flags, ...))                             \
+	NEED(creat, "creat", NULL, int, (const char *path, mode_t mode))                                           \
+	NEED(fsync, "fsync", NULL, int, (int fd))                                                                  \
+	NEED(fdatasync, "fdatasync", NULL, int, (int fd))                                                          \
+	NEED(flock, "flock", NULL, int, (int fd, int op))                                                          \
+	NEED(fcntl, "fcntl", NULL, int, (int fd, int cmd, ...))                                                    \
+	NEED(sendfile, "sendfile", NULL, ssize_t, (int out, int in, off_t *off, size_t n))                         \
+	NEED(splice, "splice", NULL, ssize_t,                                                                      \
+	     (int in, off_t *in_off, int out, off_t *out_off, size_t n, unsigned flags))                          \
+	NEED(waitpid, "waitpid", NULL, pid_t, (pid_t pid, int *status, int options))                               \
+	NEED(wait, "wait", NULL, pid_t, (int *status))                                                             \
+	NEED(wait4, "wait4", NULL, pid_t, (pid_t pid, int *status, int options, struct rusage *usage))             \
+	NEED(waitid, "waitid", NULL, int, (idtype_t type, id_t id, siginfo_t *info, int options))                  \
+	NEED(system, "system", NULL, int, (const char *command))                                                   \
+	NEED(pclose, "pclose", NULL, int, (FILE *f))                                                               \
+	NEED(close, "close", NULL, int, (int fd))                                                                  \
+	NEED(dup, "dup", NULL, int, (int fd))                                                                      \
+	NEED(dup2, "dup2", NULL, int, (int fd, int to))                                                            \
+	NEED(dup3, "dup3", NULL, int, (int fd, int to, int flags))                                                 \
+	NEED(socket, "socket", NULL, int, (int domain, int type, int protocol))                                    \
+	NEED(socketpair, "socketpair", NULL, int, (int domain, int type, int protocol, int sv[2]))                 \
+	NEED(pipe, "pipe", NULL, int, (int fds[2]))                                                                \
+	NEED(pipe2, "pipe2", NULL, int, (int fds[2], int flags))                                                   \
+	NEED(fopen, "fopen", NULL, FILE *, (const char *path, const char *mode))                                   \
+	NEED(fdopen, "fdopen", NULL, FILE *, (int fd, const char *mode))                                           \
+	NEED(fclose, "fclose", NULL, int, (FILE *f))                                                               \
+	NEED(sigaction, "sigaction", NULL, int, (int sig, const struct sigaction *act, struct sigaction *old))     \
+	NEED(signal, "signal", NULL, sighandler_t, (int sig, sighandler_t handler))                                \
+	/* sigaltstack may be called from a handler and dlclose with the                                          \
+	 * loader's state in flux: both found by the constructor, not when called. */                             \
+	NEED(sigaltstack, "sigaltstack", NULL, int, (const stack_t *ss, stack_t *old))                             \
+	NEED(dlclose, "dlclose", NULL, int, (void *handle))                                                        \
+	NEED(libc_start_main, "__libc_start_main", NULL, int,                                                      \
+	     (int (*main)(int, char **, char **), int argc, char **argv, void (*init)(void), void (*fini)(void),  \
+	      void (*rtld_fini)(void), void *stack_end))                                                          \
+                                                                                                                   \
+	/* Endings and exec (interpose/exec.c). Resolved here, never when                                      \
+	 * called: a child made by a raw clone may have inherited the loader's                                    \
+	 * lock held by another thread, and dlsym would wait on it forever. */                                    \
+	NEED(_exit, "_exit", NULL, void, (int status))                                                             \
+	NEED(_Exit, "_Exit", NULL, void, (int status))                                                             \
+	NEED(quick_exit, "quick_exit", NULL, void, (int status))                                                   \
+	NEED(execve, "execve", NULL, int, (const char *path, char *const argv[], char *const envp[]))              \
+	NEED(execvpe, "execvpe", NULL, int, (const char *file, char *const argv[], char *const envp[]))            \
+	NEED(fexecve, "fexecve", NULL, int, (int fd, char *const argv[], char *const envp[]))
+
+/* The fallback body of an allocation function the allocator does not have. */
+#define GT_MISSING_NOMEM { errno = ENOMEM; return NULL; }
+
+/* The real allocator (struct gt_alloc): the next malloc after this library
+ * (glibc's, or one the program loads, such as jemalloc). Resolved with the
+ * bootstrap of core/realalloc.c: dlsym may itself allocate. Only the four
+ * that every allocator has are required; free_sized and free_aligned_sized
+ * are glibc 2.39's; malloc_usable_size is an allocator's extension
+ * (without it a recorded free has no size). */
+#define GT_ALLOC_TABLE(NEED, WANT)                                                                                 \
+	NEED(malloc, "malloc", NULL, void *, (size_t n))                                                           \
+	NEED(calloc, "calloc", NULL, void *, (size_t n, size_t size))                                              \
+	NEED(realloc, "realloc", NULL, void *, (void *p, size_t n))                                                \
+	NEED(free, "free", NULL, void, (void *p))                                                                  \
+	WANT(posix_memalign, "posix_memalign", NULL, int, (void **out, size_t align, size_t n), { return ENOMEM; }) \
+	WANT(aligned_alloc, "aligned_alloc", NULL, void *, (size_t align, size_t n), GT_MISSING_NOMEM)             \
+	WANT(memalign, "memalign", NULL, void *, (size_t align, size_t n), GT_MISSING_NOMEM)                       \
+	WANT(valloc, "valloc", NULL, void *, (size_t n), GT_MISSING_NOMEM)                                         \
+	WANT(pvalloc, "pvalloc", NULL, void *, (size_t n), GT_MISSING_NOMEM)                                       \
+	WANT(free_sized, "free_sized", NULL, void, (void *p, size_t n), { GT_ALLOC(free)(p); })                    \
+	WANT(free_aligned_sized, "free_aligned_sized", NULL, void, (void *p, size_t align, size_t n),              \
+	     { GT_ALLOC(free)(p); })                                                                               \
+	WANT(usable, "malloc_usable_size", NULL, size_t, (void *p), { return 0; })
+
+#endif
