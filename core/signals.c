@@ -138,12 +138,12 @@ static void trampoline(int sig, siginfo_t *si, void *uc)
 		((void (*)(int))w.fn)(sig);
 }
 
-int gt_signals_is_ours(void *fn)
+static int is_ours(void *fn)
 {
 	return fn == (void *)on_death || fn == (void *)on_snapshot_signal || fn == (void *)trampoline;
 }
 
-int gt_signals_policy(int sig, const struct sigaction *view, struct sigaction *k, struct gt_sigwrap *w)
+static int policy_action(int sig, const struct sigaction *view, struct sigaction *k, struct gt_sigwrap *w)
 {
 	*k = *view;
 	memset(w, 0, sizeof *w);
@@ -181,5 +181,6 @@ int gt_signals_policy(int sig, const struct sigaction *view, struct sigaction *k
 void gt_signals_install(void)
 {
 	flight_sig = gt.flight_bytes ? gt.flight_signal : 0;
-	gt_sigview_take_over();
+	static const struct gt_sigpolicy policy = { policy_action, is_ours };
+	gt_sigview_take_over(&policy);
 }

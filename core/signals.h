@@ -13,19 +13,10 @@
  * or a dispatcher for GOTRACE_FLIGHT_SIGNAL with the flight recorder on. */
 void gt_signals_install(void);
 
-/* gt_signals_policy: what the kernel gets for sig when the program's view
- * is *view. Returns 0 when that is the view itself (*k = *view), 1 when
- * *k is the tracer's handler or a trampoline (*w then says what the
- * trampoline calls). */
-int gt_signals_policy(int sig, const struct sigaction *view, struct sigaction *k, struct gt_sigwrap *w);
-
 /* gt_signal_ends_process: sig's default action ends the process
  * (terminate or core dump), i.e. everything but CHLD, CONT, URG, WINCH,
  * the stop signals and KILL. */
 int gt_signal_ends_process(int sig);
-
-/* gt_signals_is_ours: fn is one of the tracer's handlers. */
-int gt_signals_is_ours(void *fn);
 
 /* Marks of what ran on the calling thread: the tracer's snapshot handler
  * and the program's own handlers (in flight mode every program handler

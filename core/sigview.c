@@ -21,7 +21,6 @@
 #include <unistd.h>
 
 #include "real.h"
-#include "signals.h"
 
 #ifndef SA_RESTORER
 #define SA_RESTORER 0x04000000
@@ -52,6 +51,7 @@ static struct {
 } wrapped[NSIGS];
 static unsigned char known[NSIGS];
 static int taken_over;
+static const struct gt_sigpolicy *policy; /* set with taken_over */
 
 /* What the kernel does with sa_flags and which restorer glibc gives it,
  * learned on the first install (learn_flags). */
@@ -205,7 +205,7 @@ static int reconcile(int sig)
 	only_low_mask(&k);
 	if ((installed[sig].sa_flags & SA_RESETHAND) && k.sa_handler == SIG_DFL) {
 		view[sig].sa_handler = SIG_DFL;
-	} else if (gt_signals_is_ours((void *)k.sa_sigaction)) {
+	} else if (policy && policy->is_ours((void *)k.sa_sigaction)) {
 		view[sig] = before_adopted[sig];
 	} else {
 		before_adopted[sig] = view[sig];
@@ -224,7 +224,7 @@ static int apply(int sig, const struct sigaction *want, int force)
 {
 	struct sigaction k = *want;
 	struct gt_sigwrap w = { 0 };
-	int changed = taken_over && gt_signals_policy(sig, want, &k, &w);
+	int changed = taken_over && policy->action(sig, want, &k, &w);
 	set_wrapped(sig, &w); /* before the kernel may enter the trampoline */
 	if (!force && !changed)
 		return 0;
@@ -274,7 +274,7 @@ void gt_sigview_reset_delivered(int sig)
 	view_unlock(&mask);
 }
 
-void gt_sigview_take_over(void)
+void gt_sigview_take_over(const struct gt_sigpolicy *p)
 {
 	sigset_t mask;
 	int saved = errno;
@@ -283,6 +283,7 @@ void gt_sigview_take_over(void)
 		pthread_atfork(NULL, NULL, child_after_fork);
 	}
 	view_lock(&mask);
+	policy = p;
 	taken_over = 1;
 	for (int sig = 1; sig < NSIGS; sig++) {
 		if (!gt_sigview_managed(sig))

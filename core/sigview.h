@@ -5,7 +5,8 @@
  * something else for the same signal: the tracer's death handler where the
  * program has SIG_DFL for a signal that ends the process, the flight
  * recorder's snapshot handler, or a trampoline in front of the program's
- * handler (core/signals.c decides which: gt_signals_policy).
+ * handler (core/signals.c decides which and hands its policy over at the
+ * take-over: struct gt_sigpolicy).
  *
  * One table holds, per signal, the program's action exactly as glibc would
  * read it back from the kernel untraced (flags with SA_RESTORER and the
@@ -31,8 +32,19 @@ struct gt_sigwrap {
  * in a signal handler and from any thread; usable before the constructor. */
 int gt_sigview_sigaction(int sig, const struct sigaction *act, struct sigaction *old);
 
-/* gt_sigview_take_over applies the policy to every signal (constructor). */
-void gt_sigview_take_over(void);
+/* The policy the view applies once taken over (core/signals.c's): what
+ * the kernel gets for sig when the program's view is *view (0: the view
+ * itself, *k = *view; 1: *k is a handler of the tracer's or a trampoline,
+ * *w says what the trampoline calls), and whether fn is one of the
+ * tracer's handlers. Handed down, so this module never calls up. */
+struct gt_sigpolicy {
+	int (*action)(int sig, const struct sigaction *view, struct sigaction *k, struct gt_sigwrap *w);
+	int (*is_ours)(void *fn);
+};
+
+/* gt_sigview_take_over applies policy (kept; static storage) to every
+ * signal (constructor). */
+void gt_sigview_take_over(const struct gt_sigpolicy *policy);
 
 /* gt_sigview_wrapped: what the trampoline for sig calls now (*w zero if
  * none). Lock-free; safe in a signal handler. */
