@@ -174,7 +174,7 @@ void gt_modules_refresh(void)
 	errno = saved;
 }
 
-void gt_modules_closing(void *handle)
+static void closing_begin(void *handle)
 {
 	int saved = errno;
 	struct link_map *lm = NULL;
@@ -201,7 +201,7 @@ void gt_modules_closing(void *handle)
 	errno = saved;
 }
 
-void gt_modules_closed(void)
+static void closing_end(void)
 {
 	int saved = errno;
 	gt_lock(&pub_lock);
@@ -209,4 +209,13 @@ void gt_modules_closed(void)
 		rebuild();
 	gt_unlock(&pub_lock);
 	errno = saved;
+}
+
+int gt_modules_dlclose(void *handle)
+{
+	int (*real)(void *) = GT_REAL(dlclose); /* resolved before the bracket */
+	closing_begin(handle);
+	int r = real(handle);
+	closing_end();
+	return r;
 }

@@ -116,8 +116,11 @@ void gt_modules_leave(struct gt_thread *t);
  * dl_iterate_phdr, so never from a signal handler). Never waits. */
 void gt_modules_refresh(void);
 
-/* gt_modules_closing / gt_modules_closed bracket a real dlclose(handle). */
-void gt_modules_closing(void *handle);
-void gt_modules_closed(void);
+/* gt_modules_dlclose is dlclose(handle) through the real function, the
+ * table kept right around it: before the call it stops naming the modules
+ * the call may unmap, after it a fresh table is built. The dlclose wrapper
+ * (interpose/dl.c) and the symbolizer's own unloads (core/symbols.c) both
+ * come here. In the gotrace command it is plain dlclose (core/mem_libc.c). */
+int gt_modules_dlclose(void *handle);
 
 #endif

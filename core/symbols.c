@@ -35,6 +35,7 @@
 
 #include "hash.h"
 #include "mem.h"
+#include "modules.h"
 #include "radix.h"
 #include "symfile.h"
 
@@ -169,7 +170,7 @@ static demangle_fn find_demangler(void **pin)
 		demangle_fn fn = (demangle_fn)dlsym(*pin, "__cxa_demangle");
 		if (fn)
 			return fn;
-		dlclose(*pin);
+		gt_modules_dlclose(*pin);
 		*pin = NULL;
 	}
 	return (demangle_fn)dlsym(RTLD_DEFAULT, "__cxa_demangle");
@@ -181,7 +182,7 @@ char *gt_sym_demangle(const char *name)
 	demangle_fn fn = find_demangler(&pin);
 	char *out = demangle_with(fn, name);
 	if (pin)
-		dlclose(pin);
+		gt_modules_dlclose(pin);
 	return out;
 }
 
@@ -1332,6 +1333,6 @@ void gt_sym_close(struct gt_symbolizer *s)
 	gt_mem_free(s->cache);
 	gt_mem_free(s->frames);
 	if (s->demangle_pin)
-		dlclose(s->demangle_pin);
+		gt_modules_dlclose(s->demangle_pin);
 	gt_mem_free(s);
 }

@@ -41,8 +41,9 @@
  *    other real functions through GT_REAL (core/real.h). What passes
  *    through the wrappers is what the libraries it calls do (libdw, libelf,
  *    libc's qsort and the C++ demangler allocate), untraced because of
- *    `inside`, and the symbolizer's dlclose, whose wrapper keeps the
- *    unwinder's module table right (interpose/dl.c). */
+ *    `inside`. The symbolizer's own dlclose goes where the wrapper's does,
+ *    to gt_modules_dlclose (core/modlive.c), which keeps the unwinder's
+ *    module table right around the real call. */
 #ifndef GT_TRACER_H
 #define GT_TRACER_H
 

@@ -15,9 +15,5 @@
 
 GT_EXPORT int dlclose(void *handle)
 {
-	int (*real)(void *) = GT_REAL(dlclose);
-	gt_modules_closing(handle);
-	int r = real(handle);
-	gt_modules_closed();
-	return r;
+	return gt_modules_dlclose(handle);
 }
