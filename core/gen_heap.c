@@ -1,7 +1,7 @@
 /* gen_heap.c — a closed generation's heap tables (gen_heap.h). */
 #include "gen_heap.h"
 
-#include "heap.h"
+#include "heapid.h"
 #include "tracer.h"
 
 struct type_dump {

@@ -3,7 +3,6 @@
 
 #include <string.h>
 
-#include "heap.h"
 #include "identity.h"
 #include "stack.h"
 #include "tracer.h"
@@ -20,7 +19,7 @@ void gt_gen_strings_carried(uint64_t old)
 	put(st, GT_PC_MAIN_NAME);
 	gt_identity_refresh();
 	put(st, gt.identity);
-	put(st, gt_heap_sample_string);
+	put(st, gt.heap_sample_string);
 }
 
 static void dump_string(void *ctx, const struct gt_idmap_entry *e)

@@ -23,7 +23,6 @@
 #include "stack.h"
 
 int gt_heap_mode;
-char gt_heap_sample_string[64];
 /* The mean of sampled recording (GT_HEAP_SAMPLE). */
 static uint64_t sample_mean;
 
@@ -427,7 +426,7 @@ void gt_heap_configure(int events, uint64_t sample_bytes)
 		return;
 	}
 	sample_mean = sample_bytes;
-	snprintf(gt_heap_sample_string, sizeof gt_heap_sample_string, "gotrace.heap sample_bytes=%llu",
+	snprintf(gt.heap_sample_string, sizeof gt.heap_sample_string, "gotrace.heap sample_bytes=%llu",
 		 (unsigned long long)sample_bytes);
 	gt_heap_mode = GT_HEAP_SAMPLE;
 }

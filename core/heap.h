@@ -16,14 +16,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "heapid.h"
 #include "realalloc.h"
 #include "thread.h"
 
-/* The info batch's min_addr and align: object ids are not addresses
- * (core/heapid.h), but id * GT_HEAP_ALIGN + GT_HEAP_MIN_ADDR is a unique
- * key per address, which is what readers use. */
-#define GT_HEAP_MIN_ADDR 0
-#define GT_HEAP_ALIGN 8
 /* The HeapAlloc metric is written at most this often. */
 #define GT_HEAP_METRIC_NS 10000000ull
 
@@ -35,10 +31,6 @@ enum gt_heap_mode {
 };
 
 extern int gt_heap_mode __attribute__((visibility("hidden")));
-
-/* "gotrace.heap sample_bytes=<M>" when sampled, else "": every generation's
- * string table holds it (core/gen_strings.c). */
-extern char gt_heap_sample_string[64] __attribute__((visibility("hidden")));
 
 /* gt_heap_configure: from the constructor, GOTRACE_MALLOC's values
  * (core/config.h: events, and the mean, 0 = every allocation). */

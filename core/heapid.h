@@ -25,6 +25,12 @@
 
 #include "thread.h"
 
+/* The info batch's min_addr and align: object ids are not addresses, but
+ * id * GT_HEAP_ALIGN + GT_HEAP_MIN_ADDR is a unique key per address, which
+ * is what readers use. */
+#define GT_HEAP_MIN_ADDR 0
+#define GT_HEAP_ALIGN 8
+
 #define GT_HEAPID_REGION_SHIFT 28
 #define GT_HEAPID_OFFSET_BITS (GT_HEAPID_REGION_SHIFT - 3)
 #define GT_HEAPID_MAX_REGIONS 65536

@@ -83,6 +83,9 @@ struct gt_tracer {
 	uint64_t period_ns;    /* GOTRACE_PERIOD */
 	int format;            /* GOTRACE_FORMAT: 23 or 26 */
 	int malloc_events;     /* GOTRACE_MALLOC */
+	/* "gotrace.heap sample_bytes=<M>" when the heap is sampled, else "":
+	 * every generation's string table holds it (core/gen_strings.c). */
+	char heap_sample_string[64];
 	int foreign_malloc;    /* the program's malloc is not ours (core/heap.c) */
 	_Atomic int dying;     /* a death signal's final generation is under way */
 	uint64_t flight_ns;    /* GOTRACE_FLIGHT window, 0 = none */
