@@ -22,14 +22,8 @@ static int annotate(struct gt_thread *t, uint8_t type, uint64_t a0, int nstr, co
 		    uint64_t extra, int has_extra, uintptr_t site)
 {
 	int saved = errno, done = 0;
-	t->inside++;
-	if (gt_ready(t) != 0)
-		goto out;
-	uintptr_t *pcs = t->side->pcs;
-	unsigned n;
-	uint64_t ts;
-	struct section s;
-	if (!gt_event_open(&s, t, site, pcs, &n, 0, &ts))
+	struct gt_event e;
+	if (!gt_event_begin(&e, t, site, GT_EVENT_SCRATCH, 0))
 		goto out;
 	uint64_t args[5];
 	unsigned k = 0;
@@ -37,12 +31,12 @@ static int annotate(struct gt_thread *t, uint8_t type, uint64_t a0, int nstr, co
 	if (has_extra)
 		args[k++] = extra;
 	if (nstr >= 1)
-		args[k++] = str(s.gen, s1);
+		args[k++] = str(e.s.gen, s1);
 	if (nstr >= 2)
-		args[k++] = str(s.gen, s2);
-	args[k++] = gt_stack_id(t, s.gen, pcs, n);
-	gt_batch_event(s.b, type, ts, k, args);
-	section_close(&s);
+		args[k++] = str(e.s.gen, s2);
+	args[k++] = gt_event_stack(&e);
+	gt_batch_event(e.s.b, type, e.ts, k, args);
+	section_close(&e.s);
 	done = 1;
 out:
 	t->inside--;

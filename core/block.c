@@ -6,20 +6,15 @@
 int gt_block(struct gt_thread *t, enum gt_str reason, uintptr_t site, uintptr_t key)
 {
 	int done = 0;
-	t->inside++;
-	if (gt_ready(t) != 0)
+	struct gt_event e;
+	if (!gt_event_begin(&e, t, site, GT_EVENT_WAIT, 0))
 		goto out;
-	uint64_t ts;
-	struct section s;
-	if (!gt_event_open(&s, t, site, t->block_pcs, &t->block_n, 0, &ts))
-		goto out;
-	gt_section_label(&s, ts);
-	uint64_t stk = gt_stack_id(t, s.gen, t->block_pcs, t->block_n);
-	ev2(s.b, GT_EV_GO_BLOCK, ts, reason, stk);
+	gt_section_label(&e.s, e.ts);
+	ev2(e.s.b, GT_EV_GO_BLOCK, e.ts, reason, gt_event_stack(&e));
 	t->state = GT_T_BLOCKED;
-	t->block_ts = ts;
+	t->block_ts = e.ts;
 	t->wait_key = key;
-	section_close(&s);
+	section_close(&e.s);
 	if (key)
 		gt_waiter_add(key, 1);
 	done = 1;
@@ -59,19 +54,15 @@ void gt_waited(struct gt_thread *t, enum gt_str reason, uintptr_t site, uint64_t
 	uint64_t now = gt_now();
 	if (now - t0 < min_ns)
 		return;
-	t->inside++;
-	if (gt_ready(t) != 0)
+	struct gt_event e;
+	if (!gt_event_begin(&e, t, site, GT_EVENT_WAIT, t0))
 		goto out;
-	uint64_t ts;
-	struct section s;
-	if (!gt_event_open(&s, t, site, t->block_pcs, &t->block_n, t0, &ts))
-		goto out;
-	gt_section_label(&s, ts);
-	uint64_t stk = gt_stack_id(t, s.gen, t->block_pcs, t->block_n);
-	ev2(s.b, GT_EV_GO_BLOCK, ts, reason, stk);
+	gt_section_label(&e.s, e.ts);
+	uint64_t stk = gt_event_stack(&e);
+	ev2(e.s.b, GT_EV_GO_BLOCK, e.ts, reason, stk);
 	t->state = GT_T_BLOCKED;
-	gt_event_wake_self(&s, now, now, stk);
-	section_close(&s);
+	gt_event_wake_self(&e.s, now, now, stk);
+	section_close(&e.s);
 out:
 	t->inside--;
 }
@@ -83,18 +74,12 @@ void gt_wake_release(uintptr_t key, uintptr_t site, uintptr_t caller)
 
 void gt_yield_begin(struct gt_thread *t, uintptr_t site)
 {
-	t->inside++;
-	if (gt_ready(t) != 0)
+	struct gt_event e;
+	if (!gt_event_begin(&e, t, site, GT_EVENT_SCRATCH, 0))
 		goto out;
-	uintptr_t *pcs = t->side->pcs;
-	unsigned n;
-	uint64_t ts;
-	struct section s;
-	if (!gt_event_open(&s, t, site, pcs, &n, 0, &ts))
-		goto out;
-	ev2(s.b, GT_EV_GO_STOP, ts, GT_STR_YIELD, gt_stack_id(t, s.gen, pcs, n));
+	ev2(e.s.b, GT_EV_GO_STOP, e.ts, GT_STR_YIELD, gt_event_stack(&e));
 	t->state = GT_T_RUNNABLE;
-	section_close(&s);
+	section_close(&e.s);
 out:
 	t->inside--;
 }

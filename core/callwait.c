@@ -72,19 +72,19 @@ void gt_call_end(struct gt_thread *t)
 	}
 	/* A wait worth showing that no generation switch saw: write it now,
 	 * from its start v. */
-	uint64_t ts;
-	if (!gt_event_open(&s, t, t->call_site, t->block_pcs, &t->block_n, v, &ts))
+	struct gt_event e;
+	if (!gt_event_open(&e, t, t->call_site, GT_EVENT_WAIT, v))
 		goto out;
-	uint64_t stk = gt_stack_id(t, s.gen, t->block_pcs, t->block_n);
+	uint64_t stk = gt_event_stack(&e);
 	if (t->call_kind == GT_CALL_NETWORK) {
-		ev2(s.b, GT_EV_GO_BLOCK, ts, GT_STR_NETWORK, stk);
+		ev2(e.s.b, GT_EV_GO_BLOCK, e.ts, GT_STR_NETWORK, stk);
 		t->state = GT_T_BLOCKED;
-		gt_event_wake_self(&s, now, now, stk);
+		gt_event_wake_self(&e.s, now, now, stk);
 	} else {
-		ev2(s.b, GT_EV_GO_SYSCALL_BEGIN, ts, ++t->p->seq, stk);
-		ev0(s.b, GT_EV_GO_SYSCALL_END, now);
+		ev2(e.s.b, GT_EV_GO_SYSCALL_BEGIN, e.ts, ++t->p->seq, stk);
+		ev0(e.s.b, GT_EV_GO_SYSCALL_END, now);
 	}
-	section_close(&s);
+	section_close(&e.s);
 out:
 	t->inside--;
 	errno = saved;

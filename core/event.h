@@ -11,22 +11,57 @@
 #include "section.h"
 #include "stack.h"
 
-/* gt_event_open opens the write section of an event that carries the
- * calling thread's stack, in the order that keeps the section short
+/* An event being written that carries the thread's stack. */
+struct gt_event {
+	struct section s; /* open once gt_event_open returned 1 */
+	uint64_t ts;      /* the event's time */
+	uintptr_t *pcs;   /* its stack: the thread's scratch area or its wait stack */
+	unsigned *n;      /* where the stack's frame count is kept */
+	unsigned n_here;
+};
+
+/* Where the stack is taken to: the side area's scratch (used at once), or
+ * the thread's wait stack (t->block_pcs, kept until the wait ends: the
+ * wake-up may carry it). */
+enum { GT_EVENT_SCRATCH, GT_EVENT_WAIT };
+
+/* gt_event_open opens e, in the order that keeps the section short
  * (invariant 2): the stack at site is taken first, outside any section
- * (unwinding is the slow part), into pcs (GT_MAX_FRAMES entries: the
- * thread's side area), its frames counted in *n; then *ts, the event's
- * time, is read from the clock unless the caller gave one (at: a wait
- * measured after the fact begins at its start; 0 = now); then the section
- * is opened at that time. Returns 0 (no section open) when memory ran
- * out. Inline: on a hot path it costs what the three steps cost. */
-static inline __attribute__((always_inline)) int gt_event_open(struct section *s, struct gt_thread *t,
-							       uintptr_t site, uintptr_t *pcs, unsigned *n,
-							       uint64_t at, uint64_t *ts)
+ * (unwinding is the slow part); then e->ts, the event's time, is read from
+ * the clock unless the caller gave one (at: a wait measured after the fact
+ * begins at its start; 0 = now); then the section is opened at that time.
+ * The caller has raised t->inside and made t ready (gt_ready). Returns 0
+ * (no section open) when memory ran out. Inline: on a hot path it costs
+ * what the three steps cost. */
+static inline __attribute__((always_inline)) int gt_event_open(struct gt_event *e, struct gt_thread *t,
+							       uintptr_t site, int where, uint64_t at)
 {
-	*n = gt_stack_capture(pcs, site);
-	*ts = at ? at : gt_now();
-	return gt_section_open(s, t, *ts);
+	if (where == GT_EVENT_WAIT) {
+		e->pcs = t->block_pcs;
+		e->n = &t->block_n;
+	} else {
+		e->pcs = t->side->pcs;
+		e->n = &e->n_here;
+	}
+	*e->n = gt_stack_capture(e->pcs, site);
+	e->ts = at ? at : gt_now();
+	return gt_section_open(&e->s, t, e->ts);
+}
+
+/* gt_event_begin: tracer work begins on t (t->inside raised: the caller
+ * lowers it when done, whatever this returns), t is made ready to write
+ * (gt_ready), and e is opened (gt_event_open). 0 when no section is open. */
+static inline __attribute__((always_inline)) int gt_event_begin(struct gt_event *e, struct gt_thread *t,
+								uintptr_t site, int where, uint64_t at)
+{
+	t->inside++;
+	return gt_ready(t) == 0 && gt_event_open(e, t, site, where, at);
+}
+
+/* gt_event_stack: the id of e's stack in the section's generation. */
+static inline uint64_t gt_event_stack(struct gt_event *e)
+{
+	return gt_stack_id(e->s.t, e->s.gen, e->pcs, *e->n);
 }
 
 /* gt_event_wake_self ends the thread's wait: GoUnblock(self) at uts with

@@ -18,21 +18,14 @@ uint64_t gt_create(struct gt_thread *t, uint64_t new_g, uintptr_t start_pc, uint
 {
 	int saved = errno;
 	uint64_t gen = 0;
-	t->inside++;
-	if (gt_ready(t) != 0)
+	struct gt_event e;
+	if (!gt_event_begin(&e, t, site, GT_EVENT_SCRATCH, 0))
 		goto out;
-	uintptr_t *pcs = t->side->pcs;
-	unsigned n;
-	uint64_t ts;
-	struct section s;
-	if (!gt_event_open(&s, t, site, pcs, &n, 0, &ts))
-		goto out;
-	gt_section_label(&s, ts);
-	uint64_t new_stk = gt_stack_id(t, s.gen, &start_pc, 1);
-	uint64_t stk = gt_stack_id(t, s.gen, pcs, n);
-	ev3(s.b, GT_EV_GO_CREATE, ts, new_g, new_stk, stk);
-	gen = s.gen;
-	section_close(&s);
+	gt_section_label(&e.s, e.ts);
+	uint64_t new_stk = gt_stack_id(t, e.s.gen, &start_pc, 1);
+	ev3(e.s.b, GT_EV_GO_CREATE, e.ts, new_g, new_stk, gt_event_stack(&e));
+	gen = e.s.gen;
+	section_close(&e.s);
 out:
 	t->inside--;
 	errno = saved;
