@@ -104,12 +104,22 @@ class CliTest(unittest.TestCase):
         self.assertEqual(res.returncode, -signal.SIGSEGV, self.err(res))
         self.assertFalse(os.path.exists(os.path.join(self.tmp, "core")))
 
+    @staticmethod
+    def terminal_defaults():
+        """In the child, before exec: SIGINT and SIGQUIT as a terminal's
+        foreground job has them. A test run started in the background of a
+        shell without job control inherits them ignored (POSIX), and the
+        ignored disposition would pass through gotrace to the program."""
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        signal.signal(signal.SIGQUIT, signal.SIG_DFL)
+
     def start_sleeper(self, own_group=False):
         """gotrace run on a shell that says "ready" and then sleeps."""
         p = subprocess.Popen([GOTRACE, "run", "-q", "-o", self.out, "--",
                               "sh", "-c", "echo ready; exec sleep 30"],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                             env=clean_env(), cwd=self.tmp, start_new_session=own_group)
+                             env=clean_env(), cwd=self.tmp, start_new_session=own_group,
+                             preexec_fn=self.terminal_defaults)
         self.addCleanup(self.stop, p)
         self.assertEqual(p.stdout.readline(), b"ready\n")
         return p
