@@ -50,7 +50,7 @@ __attribute__((constructor)) static void gt_preload_init(int argc, char **argv, 
 	}
 	gt_fork_install(gt_engine_child_restart);
 	/* Before the handlers: a death handler's final switch reads whether
-	 * the allocator is ours (core/advance.c). */
+	 * the allocator is ours (core/gen_stacks.c). */
 	gt_heap_check_allocator(later);
 	gt_signals_install();
 	self->inside--;
