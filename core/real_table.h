@@ -169,7 +169,10 @@
 	NEED(quick_exit, "quick_exit", NULL, void, (int status))                                                   \
 	NEED(execve, "execve", NULL, int, (const char *path, char *const argv[], char *const envp[]))              \
 	NEED(execvpe, "execvpe", NULL, int, (const char *file, char *const argv[], char *const envp[]))            \
-	NEED(fexecve, "fexecve", NULL, int, (int fd, char *const argv[], char *const envp[]))
+	NEED(fexecve, "fexecve", NULL, int, (int fd, char *const argv[], char *const envp[]))                      \
+                                                                                                                   \
+	/* issue 15 item 4: prctl (PR_SET_NAME names the calling thread). */                                       \
+	NEED(prctl, "prctl", NULL, int, (int option, ...))
 
 /* The fallback body of an allocation function the allocator does not have. */
 #define GT_MISSING_NOMEM { errno = ENOMEM; return NULL; }

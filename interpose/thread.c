@@ -14,7 +14,9 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdlib.h>
+#include <sys/prctl.h>
 
 #include "../core/flusher.h"
 #include "interpose.h"
@@ -133,11 +135,40 @@ GT_EXPORT int pthread_clockjoin_np(pthread_t th, void **ret, clockid_t clk, cons
 	JOIN_WAIT(pthread_clockjoin_np, GT_REAL(pthread_clockjoin_np)(th, ret, clk, abstime));
 }
 
+/* A name is labelled once, by the outermost call that set it: the real
+ * pthread_setname_np runs with `inside` raised, so a libc whose
+ * pthread_setname_np names its own thread through the exported prctl
+ * (glibc calls its internal one, or writes /proc/self/task/TID/comm for
+ * another thread) labels nothing a second time. */
 GT_EXPORT int pthread_setname_np(pthread_t th, const char *name)
 {
+	gt_self.inside++;
 	int r = GT_REAL(pthread_setname_np)(th, name);
+	gt_self.inside--;
 	struct gt_thread *t;
 	if (r == 0 && (t = gt_enter()) != NULL)
 		gt_label(t, th, name);
+	return r;
+}
+
+/* prctl(PR_SET_NAME, name) names the calling thread: labelled as
+ * pthread_setname_np's names are, once the kernel took it. The label is the
+ * name's first 15 bytes, what the kernel keeps and read (so they are
+ * readable); no second system call. Every other option is the call alone. */
+GT_EXPORT int prctl(int option, ...)
+{
+	va_list ap;
+	va_start(ap, option);
+	unsigned long a2 = va_arg(ap, unsigned long);
+	unsigned long a3 = va_arg(ap, unsigned long);
+	unsigned long a4 = va_arg(ap, unsigned long);
+	unsigned long a5 = va_arg(ap, unsigned long);
+	va_end(ap);
+	int r = GT_REAL(prctl)(option, a2, a3, a4, a5);
+	if (__builtin_expect(option == PR_SET_NAME, 0) && r == 0) {
+		struct gt_thread *t = gt_enter();
+		if (t)
+			gt_label(t, pthread_self(), (const char *)a2);
+	}
 	return r;
 }

@@ -2,8 +2,10 @@
  * (blocks and wake-ups, joins, calls that wait in the kernel, yields) into
  * a memfd, judged with the project's reader. */
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -215,6 +217,27 @@ Test(engine_events, a_long_call_is_converted_by_the_switch)
 		e++;
 	cr_assert_lt(e, t->nev, "the call's end");
 	cr_assert_gt(t->ev[e].gen, t->ev[b].gen, "the wait spans generations");
+	ex_free_trace(t);
+}
+
+/* prctl(PR_SET_NAME): the label is what the kernel keeps (15 bytes); a
+ * name the kernel refused labels nothing; errno stays prctl's. */
+Test(engine_events, prctl_names_are_labels)
+{
+	ex_start(NULL);
+	char old[16];
+	cr_assert_eq(prctl(PR_GET_NAME, (unsigned long)old, 0UL, 0UL, 0UL), 0);
+	errno = 0;
+	cr_assert_eq(ex_prctl_setname((const char *)8), -1);
+	cr_assert_eq(errno, EFAULT);
+	cr_assert_eq(ex_prctl_setname("a-very-long-thread-name"), 0);
+	ex_stop();
+	cr_assert_eq(prctl(PR_SET_NAME, (unsigned long)old, 0UL, 0UL, 0UL), 0);
+	struct ex_trace *t = ex_read();
+	size_t l = ex_next(t, 0, GT_EV_GO_LABEL, 1);
+	cr_assert_lt(l, t->nev);
+	cr_assert_str_eq(ex_string(t, t->ev[l].gen, t->ev[l].args[0]), "a-very-long-thr");
+	cr_assert_geq(ex_next(t, l + 1, GT_EV_GO_LABEL, 1), t->nev, "one label");
 	ex_free_trace(t);
 }
 

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -240,6 +241,17 @@ __attribute__((noinline)) void ex_setname(pthread_t th, const char *name)
 	struct gt_thread *t = gt_enter();
 	if (t)
 		gt_label(t, th, name);
+}
+
+__attribute__((noinline)) int ex_prctl_setname(const char *name)
+{
+	int r = prctl(PR_SET_NAME, (unsigned long)name, 0UL, 0UL, 0UL);
+	if (r == 0) {
+		struct gt_thread *t = gt_enter();
+		if (t)
+			gt_label(t, pthread_self(), name);
+	}
+	return r;
 }
 
 __attribute__((noinline)) void ex_barrier_wait(int ms)

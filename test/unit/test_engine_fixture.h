@@ -47,6 +47,10 @@ void *ex_malloc(size_t n);
 void ex_free(void *p);
 /* ex_setname: pthread_setname_np (GoLabel on the named thread). */
 void ex_setname(pthread_t th, const char *name);
+/* ex_prctl_setname: prctl(PR_SET_NAME, name) as interpose/thread.c's prctl
+ * does it (GoLabel on the calling thread once the kernel took the name);
+ * returns prctl's result. */
+int ex_prctl_setname(const char *name);
 /* ex_barrier_wait: a wait nobody releases, recorded after the fact when it
  * took ms or more (interpose/barrier.c: GoBlock("sync.barrier")). */
 void ex_barrier_wait(int ms);
