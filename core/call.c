@@ -44,8 +44,9 @@ int gt_call_convert(struct gt_thread *t, uint64_t old, uint64_t ts, int wrote_st
 		n = t->block_n;
 	}
 	uint64_t stk = gt_stacktab_put(&gt.stacks[old & 1], gt_hash_words(pcs, n), pcs, n);
-	if (t->call_kind == GT_CALL_NETWORK) {
-		uint64_t ba[2] = { GT_STR_NETWORK, stk };
+	uint64_t reason = gt_call_reason(t->call_kind);
+	if (reason) {
+		uint64_t ba[2] = { reason, stk };
 		gt_batch_event(b, GT_EV_GO_BLOCK, v, 2, ba);
 		t->state = GT_T_BLOCKED;
 		t->block_ts = v;

@@ -17,10 +17,27 @@
 
 #include <stdint.h>
 
+#include "strtab.h"
+
 struct gt_batch;
 struct gt_thread;
 
-enum gt_call_kind { GT_CALL_NETWORK = 1, GT_CALL_SYSCALL = 2 };
+/* What a call waits in: a socket (GoBlock "network"), the kernel (a
+ * syscall), time alone (GoBlock "sleep": select/poll without descriptors),
+ * a signal (GoBlock "sync.signal": pause, sigsuspend, the sigwait family). */
+enum gt_call_kind { GT_CALL_NETWORK = 1, GT_CALL_SYSCALL = 2, GT_CALL_SLEEP = 3, GT_CALL_SIGNAL = 4 };
+
+/* gt_call_reason: the GoBlock reason of a call of this kind, 0 for a
+ * syscall. */
+static inline uint64_t gt_call_reason(int kind)
+{
+	switch (kind) {
+	case GT_CALL_NETWORK: return GT_STR_NETWORK;
+	case GT_CALL_SLEEP: return GT_STR_SLEEP;
+	case GT_CALL_SIGNAL: return GT_STR_SYNC_SIGNAL;
+	default: return 0;
+	}
+}
 #define GT_CALL_CLAIMED (UINT64_MAX - 1)   /* the flusher is converting it */
 #define GT_CALL_CONVERTED UINT64_MAX       /* the flusher wrote its beginning */
 

@@ -76,8 +76,9 @@ void gt_call_end(struct gt_thread *t)
 	if (!gt_event_open(&e, t, t->call_site, GT_EVENT_WAIT, v))
 		goto out;
 	uint64_t stk = gt_event_stack(&e);
-	if (t->call_kind == GT_CALL_NETWORK) {
-		ev2(e.s.b, GT_EV_GO_BLOCK, e.ts, GT_STR_NETWORK, stk);
+	uint64_t reason = gt_call_reason(t->call_kind);
+	if (reason) {
+		ev2(e.s.b, GT_EV_GO_BLOCK, e.ts, reason, stk);
 		t->state = GT_T_BLOCKED;
 		gt_event_wake_self(&e.s, now, now, stk);
 	} else {

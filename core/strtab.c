@@ -16,6 +16,7 @@ const char *const gt_fixed_strings[GT_STR_FIRST_DYNAMIC] = {
 	[GT_STR_SLEEP] = "sleep",
 	[GT_STR_YIELD] = "sched_yield",
 	[GT_STR_NETWORK] = "network",
+	[GT_STR_SYNC_SIGNAL] = "sync.signal",
 };
 
 void gt_strtab_init(struct gt_strtab *t)

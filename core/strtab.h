@@ -24,6 +24,7 @@ enum gt_str {
 	GT_STR_SLEEP,         /* "sleep": the sleep family */
 	GT_STR_YIELD,         /* "sched_yield": GoStop reason */
 	GT_STR_NETWORK,       /* "network": socket waits */
+	GT_STR_SYNC_SIGNAL,   /* "sync.signal": pause, sigsuspend, sigwait... */
 	GT_STR_FIRST_DYNAMIC,
 };
 

@@ -1,6 +1,9 @@
 /* net.c — socket calls and readiness waits: a wait is GoBlock("network").
  * poll and select wait on the network when any descriptor they watch is a
- * socket, else in a system call; epoll waits count as network waits. */
+ * socket, else in a system call; epoll waits count as network waits. A
+ * poll or select that watches no descriptor at all (select(0, NULL, NULL,
+ * NULL, &tv), poll(NULL, 0, ms): PostgreSQL's pg_usleep, MariaDB's
+ * my_sleep) waits for time alone: a sleep. */
 /* glibc declares poll's array write-only; we read the caller's fds before
  * the call, which GCC then takes for a read of uninitialized memory. */
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
@@ -18,10 +21,15 @@
 
 static int poll_kind(const struct pollfd *fds, nfds_t n)
 {
-	for (nfds_t i = 0; i < n && i < CLASSIFY_MAX; i++)
-		if (fds[i].fd >= 0 && gt_fdkind(fds[i].fd) == GT_FD_SOCKET)
+	int seen = 0;
+	for (nfds_t i = 0; i < n && i < CLASSIFY_MAX; i++) {
+		if (fds[i].fd < 0)
+			continue; /* poll ignores it */
+		if (gt_fdkind(fds[i].fd) == GT_FD_SOCKET)
 			return GT_CALL_NETWORK;
-	return GT_CALL_SYSCALL;
+		seen++;
+	}
+	return seen || n > CLASSIFY_MAX ? GT_CALL_SYSCALL : GT_CALL_SLEEP;
 }
 
 static int select_kind(int nfds, const fd_set *r, const fd_set *w, const fd_set *e)
@@ -34,7 +42,7 @@ static int select_kind(int nfds, const fd_set *r, const fd_set *w, const fd_set 
 			seen++;
 		}
 	}
-	return GT_CALL_SYSCALL;
+	return seen || nfds > FD_SETSIZE ? GT_CALL_SYSCALL : GT_CALL_SLEEP;
 }
 
 GT_EXPORT ssize_t recv(int fd, void *buf, size_t n, int flags)

@@ -11,6 +11,7 @@
 #include <stdatomic.h>
 #include <string.h>
 
+#include "../core/signals.h"
 #include "../core/sigview.h"
 #include "interpose.h"
 
@@ -158,4 +159,71 @@ GT_EXPORT int siginterrupt(int sig, int interrupt)
 		act.sa_flags |= SA_RESTART;
 	}
 	return gt_sigview_sigaction(sig, &act, NULL) < 0 ? -1 : 0;
+}
+
+/* Signal waits (issue 15 item 9): pause, sigsuspend and the sigwait family
+ * wait for a signal as a goroutine waits on signal.Notify's channel: a
+ * GoBlock("sync.signal"), written after the fact like the other kernel
+ * waits (GT_WAIT_CALL; a call that returns at once records nothing). The
+ * tracer's own snapshot signal is not the program's: a wait only it cut
+ * short (no handler of the program's ran) waits again, as sleeps do
+ * (interpose/sleep.c). sigwait itself retries EINTR inside glibc. */
+static int pause_again(void)
+{
+	for (;;) {
+		struct gt_sigmarks m;
+		gt_signals_marks(&m);
+		int r = GT_REAL(pause)();
+		if (errno != EINTR || !gt_signals_only_snapshot_since(&m))
+			return r;
+	}
+}
+
+static int sigsuspend_again(const sigset_t *mask)
+{
+	for (;;) {
+		struct gt_sigmarks m;
+		gt_signals_marks(&m);
+		int r = GT_REAL(sigsuspend)(mask);
+		if (errno != EINTR || !gt_signals_only_snapshot_since(&m))
+			return r;
+	}
+}
+
+static int sigwaitinfo_again(const sigset_t *set, siginfo_t *info)
+{
+	for (;;) {
+		struct gt_sigmarks m;
+		gt_signals_marks(&m);
+		int r = GT_REAL(sigwaitinfo)(set, info);
+		if (r >= 0 || errno != EINTR || !gt_signals_only_snapshot_since(&m))
+			return r;
+	}
+}
+
+GT_EXPORT int pause(void)
+{
+	GT_WAIT_CALL(GT_CALL_SIGNAL, pause, pause_again());
+}
+
+GT_EXPORT int sigsuspend(const sigset_t *mask)
+{
+	GT_WAIT_CALL(GT_CALL_SIGNAL, sigsuspend, sigsuspend_again(mask));
+}
+
+GT_EXPORT int sigwait(const sigset_t *set, int *sig)
+{
+	GT_WAIT_CALL(GT_CALL_SIGNAL, sigwait, GT_REAL(sigwait)(set, sig));
+}
+
+GT_EXPORT int sigwaitinfo(const sigset_t *set, siginfo_t *info)
+{
+	GT_WAIT_CALL(GT_CALL_SIGNAL, sigwaitinfo, sigwaitinfo_again(set, info));
+}
+
+/* A timed wait cut short by the snapshot signal returns EINTR as it would
+ * have without the tracer (the time left is not known here). */
+GT_EXPORT int sigtimedwait(const sigset_t *set, siginfo_t *info, const struct timespec *timeout)
+{
+	GT_WAIT_CALL(GT_CALL_SIGNAL, sigtimedwait, GT_REAL(sigtimedwait)(set, info, timeout));
 }

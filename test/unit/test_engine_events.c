@@ -174,6 +174,37 @@ Test(engine_events, calls_that_wait_in_the_kernel)
 	ex_free_trace(t);
 }
 
+/* Calls of the sleep and signal kinds (select/poll on no descriptor; pause,
+ * sigwait ...) are blocks after the fact with their own reasons. */
+Test(engine_events, calls_that_sleep_or_wait_for_a_signal)
+{
+	ex_start(NULL);
+	cr_assert_eq(pipe(pipefd), 0);
+	pthread_t th;
+	ex_create(&th, late_writer, &gt_self);
+	two_reads(GT_CALL_SLEEP, GT_CALL_SIGNAL);
+	ex_join(th);
+	ex_stop();
+	struct ex_trace *t = ex_read();
+	cr_assert_eq(ex_next(t, 0, GT_EV_GO_SYSCALL_BEGIN, 1), t->nev, "no system call");
+	const char *want[2] = { "sleep", "sync.signal" };
+	size_t n = 0;
+	for (int i = 0; i < 2; i++) {
+		while ((n = ex_next(t, n, GT_EV_GO_BLOCK, 1)) < t->nev &&
+		       strcmp(ex_leaf(t, &t->ev[n], 1), "ex_read_call") != 0)
+			n++;
+		cr_assert_lt(n, t->nev, "block %d (%s)", i, want[i]);
+		cr_assert_str_eq(ex_string(t, t->ev[n].gen, t->ev[n].args[0]), want[i]);
+		size_t u = n;
+		while ((u = ex_next(t, u + 1, GT_EV_GO_UNBLOCK, 0)) < t->nev && t->ev[u].args[0] != 1)
+			;
+		cr_assert_lt(u, t->nev);
+		cr_assert_geq(t->ev[u].ts - t->ev[n].ts, 20000000, "the 30 ms wait is in the trace");
+		n = u;
+	}
+	ex_free_trace(t);
+}
+
 Test(engine_events, format_26_ends_each_generation)
 {
 	ex_start((const char *const[]){ "GOTRACE_FORMAT=26", "GOTRACE_STACKS=0", NULL });
