@@ -9,7 +9,6 @@
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
-#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -72,7 +71,7 @@ static void *flusher_main(void *arg)
 	gt_log_private_table();
 	/* Named from inside: naming another thread opens its /proc comm file
 	 * in the program's table. */
-	prctl(PR_SET_NAME, "gotrace-flush", 0, 0, 0);
+	gt_sys_set_name("gotrace-flush");
 	gt_sink_hold();
 	atomic_store(&ready, 1);
 	gt_futex_wake(&ready, INT32_MAX);

@@ -1,5 +1,6 @@
 /* ownstack.c — the tracer's own stack (ownstack.h). */
 #include "ownstack.h"
+#include "sys.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -44,8 +45,7 @@ static void drain_own_signals(const sigset_t *before)
 		sigset_t one;
 		sigemptyset(&one);
 		sigaddset(&one, ours[i]);
-		struct timespec zero = { 0, 0 };
-		sigtimedwait(&one, NULL, &zero);
+		gt_sys_take_pending(&one);
 	}
 }
 

@@ -17,6 +17,21 @@ static inline int gt_gettid(void) { return (int)syscall(SYS_gettid); }
  * exported wrapper (which would write a GoStop for the tracer's spin). */
 static inline void gt_sys_yield(void) { syscall(SYS_sched_yield); }
 
+/* gt_sys_set_name names the calling thread (PR_SET_NAME), and
+ * gt_sys_take_pending takes a pending signal out of the set without
+ * waiting: direct system calls, not the library's exported prctl and
+ * sigtimedwait wrappers. */
+static inline void gt_sys_set_name(const char *name)
+{
+	syscall(SYS_prctl, 15 /* PR_SET_NAME */, name, 0, 0, 0);
+}
+
+static inline void gt_sys_take_pending(const void *set)
+{
+	static const struct timespec zero = { 0, 0 };
+	syscall(SYS_rt_sigtimedwait, set, NULL, &zero, 8 /* the kernel's sigset size */);
+}
+
 static inline long gt_futex_wait(void *addr, int expect, const struct timespec *rel)
 {
 	return syscall(SYS_futex, addr, FUTEX_WAIT_PRIVATE, expect, rel, NULL, 0);
