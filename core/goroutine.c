@@ -88,6 +88,12 @@ out:
 void gt_thread_end(struct gt_thread *t)
 {
 	int saved = errno;
+	/* Cancelled (or ended from a signal handler) inside a call that may
+	 * wait in the kernel: the call ends now, and its wait is written as
+	 * gt_call_end would have after the real call returned; it also lowers
+	 * what gt_call_begin raised. */
+	if (atomic_load_explicit(&t->call_t0, memory_order_acquire) != 0 && t->quiet > 0)
+		gt_call_end(t);
 	t->inside++;
 	gt_call_cancelled(t);
 	if (t->state == GT_T_NONE || t->state == GT_T_DEAD || !t->registered)
