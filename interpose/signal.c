@@ -168,47 +168,27 @@ GT_EXPORT int siginterrupt(int sig, int interrupt)
  * tracer's own snapshot signal is not the program's: a wait only it cut
  * short (no handler of the program's ran) waits again, as sleeps do
  * (interpose/sleep.c). sigwait itself retries EINTR inside glibc. */
-static int pause_again(void)
-{
-	for (;;) {
-		struct gt_sigmarks m;
-		gt_signals_marks(&m);
-		int r = GT_REAL(pause)();
-		if (errno != EINTR || !gt_signals_only_snapshot_since(&m))
-			return r;
-	}
-}
-
-static int sigsuspend_again(const sigset_t *mask)
-{
-	for (;;) {
-		struct gt_sigmarks m;
-		gt_signals_marks(&m);
-		int r = GT_REAL(sigsuspend)(mask);
-		if (errno != EINTR || !gt_signals_only_snapshot_since(&m))
-			return r;
-	}
-}
-
-static int sigwaitinfo_again(const sigset_t *set, siginfo_t *info)
-{
-	for (;;) {
-		struct gt_sigmarks m;
-		gt_signals_marks(&m);
-		int r = GT_REAL(sigwaitinfo)(set, info);
-		if (r >= 0 || errno != EINTR || !gt_signals_only_snapshot_since(&m))
-			return r;
-	}
-}
+/* AGAIN_AFTER_SNAPSHOT(call): call (which fails with -1 and errno), made
+ * again while only the snapshot signal interrupted it. */
+#define AGAIN_AFTER_SNAPSHOT(call)                                                                      \
+	({                                                                                              \
+		int got_;                                                                               \
+		struct gt_sigmarks m_;                                                                  \
+		do {                                                                                    \
+			gt_signals_marks(&m_);                                                          \
+			got_ = (call);                                                                 \
+		} while (got_ < 0 && errno == EINTR && gt_signals_only_snapshot_since(&m_));             \
+		got_;                                                                                   \
+	})
 
 GT_EXPORT int pause(void)
 {
-	GT_WAIT_CALL(GT_CALL_SIGNAL, pause, pause_again());
+	GT_WAIT_CALL(GT_CALL_SIGNAL, pause, AGAIN_AFTER_SNAPSHOT(GT_REAL(pause)()));
 }
 
 GT_EXPORT int sigsuspend(const sigset_t *mask)
 {
-	GT_WAIT_CALL(GT_CALL_SIGNAL, sigsuspend, sigsuspend_again(mask));
+	GT_WAIT_CALL(GT_CALL_SIGNAL, sigsuspend, AGAIN_AFTER_SNAPSHOT(GT_REAL(sigsuspend)(mask)));
 }
 
 GT_EXPORT int sigwait(const sigset_t *set, int *sig)
@@ -218,7 +198,7 @@ GT_EXPORT int sigwait(const sigset_t *set, int *sig)
 
 GT_EXPORT int sigwaitinfo(const sigset_t *set, siginfo_t *info)
 {
-	GT_WAIT_CALL(GT_CALL_SIGNAL, sigwaitinfo, sigwaitinfo_again(set, info));
+	GT_WAIT_CALL(GT_CALL_SIGNAL, sigwaitinfo, AGAIN_AFTER_SNAPSHOT(GT_REAL(sigwaitinfo)(set, info)));
 }
 
 /* A timed wait cut short by the snapshot signal returns EINTR as it would

@@ -252,6 +252,14 @@ def head(text, n=15):
     return "\n".join("  " + l for l in lines[:n]) + more
 
 
+def stat_json(trace):
+    """`gotrace stat -json -top 0 TRACE`, parsed; fails the test on an error."""
+    rc, out, err = _run([GOTRACE, "stat", "-json", "-top", "0", trace], clean_env(), 120, None, False, None)[:3]
+    if rc != 0:
+        raise AssertionError("gotrace stat -json %s: exit %d\n%s" % (trace, rc, err))
+    return json.loads(out)
+
+
 def _run(argv, env, timeout, stdin=None, binary=False, cwd=None):
     t0 = time.monotonic()
     stdin_arg = subprocess.DEVNULL

@@ -17,13 +17,6 @@ import gtlib
 from test_io import _IOProgram
 
 
-def stat_json(trace):
-    p = gtlib._run([gtlib.GOTRACE, "stat", "-json", "-top", "0", trace], gtlib.clean_env(), 60, None, False, None)
-    rc, out, err = p[0], p[1], p[2]
-    if rc != 0:
-        raise AssertionError("gotrace stat -json %s: exit %d\n%s" % (trace, rc, err))
-    return json.loads(out)
-
 
 @gtlib.expand
 class CancelledWaitTest(_IOProgram, gtlib.TracedTestCase):
@@ -31,7 +24,7 @@ class CancelledWaitTest(_IOProgram, gtlib.TracedTestCase):
 
     def period_check_cancelled_read_is_a_system_call(self, period):
         run = self.checked(period)
-        data = stat_json(run.trace)
+        data = gtlib.stat_json(run.trace)
         where = "gotrace stat -json %s:\n%s" % (run.trace, json.dumps(data["threads"], indent=1)[:3000])
         reader = {t["function"]: t for t in data["threads"]["list"]}["reader_main"]
         self.assertTrue(0.15 <= reader["syscall"] <= 0.6, "reader_main's cancelled read\n%s" % where)

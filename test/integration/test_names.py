@@ -77,10 +77,7 @@ class PrctlNamesTest(gtlib.TracedTestCase):
 
     def period_check_prctl_names_are_labels_in_gotrace_stat(self, period):
         run = self.checked(period)
-        p = subprocess.run([gtlib.GOTRACE, "stat", "-json", "-top", "0", run.trace], env=gtlib.clean_env(),
-                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
-        self.assertEqual(p.returncode, 0, p.stderr.decode("utf-8", "replace"))
-        threads = json.loads(p.stdout)["threads"]["list"]
+        threads = gtlib.stat_json(run.trace)["threads"]["list"]
         got = sorted((t["function"], t["label"]) for t in threads)
         want = sorted([("main", "names-main"), ("long_namer", "a-very-long-thr")]
                       + [("prctl_worker", n) for n in WORKERS])

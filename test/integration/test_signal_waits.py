@@ -27,13 +27,6 @@ WAITS = (("sigwait_main", "sigwait"), ("sigwaitinfo_main", "sigwaitinfo"), ("pau
          ("sigsuspend_main", "sigsuspend"), ("sigtimedwait_main", "sigtimedwait"))
 
 
-def stat_json(trace):
-    p = gtlib._run([gtlib.GOTRACE, "stat", "-json", "-top", "0", trace], gtlib.clean_env(), 60, None, False, None)
-    rc, out, err = p[0], p[1], p[2]
-    if rc != 0:
-        raise AssertionError("gotrace stat -json %s: exit %d\n%s" % (trace, rc, err))
-    return json.loads(out)
-
 
 @gtlib.expand
 class SignalWaitsTest(_IOProgram, gtlib.TracedTestCase):
@@ -41,7 +34,7 @@ class SignalWaitsTest(_IOProgram, gtlib.TracedTestCase):
 
     def stat(self, period):
         run = self.checked(period)
-        return self.cached(("stat", period), lambda: stat_json(run.trace))
+        return self.cached(("stat", period), lambda: gtlib.stat_json(run.trace))
 
     def period_check_signal_waits_are_sync_signal_blocks(self, period):
         run = self.checked(period)

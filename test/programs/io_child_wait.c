@@ -20,18 +20,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define CHECK(cond, what)                                                        \
-	do {                                                                     \
-		if (!(cond)) {                                                   \
-			int e_ = errno;                                          \
-			printf("FAIL line %d: %s (errno %d %s)\n", __LINE__, what, \
-			       e_, strerror(e_));                                \
-			fflush(stdout);                                          \
-			_exit(1);                                                \
-		}                                                                \
-	} while (0)
-
-#define NOINLINE __attribute__((noinline, noclone))
+#include "check.h"
 
 static void describe(const char *who, int st)
 {
