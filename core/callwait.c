@@ -71,7 +71,9 @@ void gt_call_end(struct gt_thread *t)
 		goto out;
 	}
 	/* A wait worth showing that no generation switch saw: write it now,
-	 * from its start v. */
+	 * from its start v (to the jump that left it, if it did not return). */
+	if (t->call_left && t->call_jumped > v && t->call_jumped < now)
+		now = t->call_jumped;
 	struct gt_event e;
 	if (!gt_event_open(&e, t, t->call_site, GT_EVENT_WAIT, v))
 		goto out;
@@ -87,8 +89,53 @@ void gt_call_end(struct gt_thread *t)
 	}
 	section_close(&e.s);
 out:
+	t->call_left = 0;
 	t->inside--;
 	errno = saved;
+}
+
+struct gt_thread *gt_enter_nested(struct gt_thread *t)
+{
+	if (__builtin_expect(!t->call_left, 1))
+		return NULL; /* tracer work, a nested call, a handler: pass through */
+	/* The wait was left by a jump to a frame above the waiting wrapper
+	 * (gt_call_jump): only the wait's own raise of `inside` and `quiet`
+	 * can remain (the jump landed in the program, so any wrapper around
+	 * the wait, such as system's waitpid, was left too). */
+	t->inside = 1;
+	t->quiet = 1;
+	gt_call_end(t);
+	if (!atomic_load_explicit(&gt.on, memory_order_relaxed))
+		return NULL;
+	return t;
+}
+
+/* jump_target: the stack pointer a jmp_buf restores, or 0 if unknown.
+ * glibc stores it mangled with the thread's pointer guard (x86-64:
+ * xor with %fs:0x30, then rotate left by 17). */
+static uintptr_t jump_target(const void *env)
+{
+#if defined(__x86_64__) && defined(__GLIBC__)
+	uintptr_t v = (uintptr_t)((const long *)env)[6], guard;
+	__asm__("mov %%fs:0x30, %0" : "=r"(guard));
+	return ((v >> 17) | (v << 47)) ^ guard;
+#else
+	(void)env;
+	return 0;
+#endif
+}
+
+void gt_call_jump(const void *env)
+{
+	struct gt_thread *t = &gt_self;
+	if (t->quiet == 0 || t->inside != t->quiet || atomic_load_explicit(&t->call_t0, memory_order_relaxed) == 0)
+		return; /* no wait pending, or tracer work interrupted */
+	uintptr_t to = jump_target(env);
+	const struct gt_stack_bounds *b = &t->bounds;
+	if (to <= t->call_sp || (b->hi && to >= b->hi) || (b->alt_hi && to >= b->alt_lo && to < b->alt_hi))
+		return; /* unknown, or a jump within the handler */
+	t->call_jumped = gt_now();
+	t->call_left = 1;
 }
 
 void gt_call_cancelled(struct gt_thread *t)

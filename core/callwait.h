@@ -23,10 +23,29 @@
 void gt_call_begin_slow(struct gt_thread *t, int kind, uintptr_t site, uintptr_t caller);
 void gt_call_end(struct gt_thread *t);
 
-static inline void gt_call_begin(struct gt_thread *t, int kind, uintptr_t site, uintptr_t caller)
+/* gt_sp: the stack pointer where it is called (inlined: the caller's). */
+static inline __attribute__((always_inline)) uintptr_t gt_sp(void)
+{
+#if defined(__x86_64__)
+	uintptr_t sp;
+	__asm__ volatile("mov %%rsp, %0" : "=r"(sp));
+	return sp;
+#elif defined(__aarch64__)
+	uintptr_t sp;
+	__asm__ volatile("mov %0, sp" : "=r"(sp));
+	return sp;
+#else
+	return (uintptr_t)__builtin_frame_address(0);
+#endif
+}
+
+static inline __attribute__((always_inline)) void gt_call_begin(struct gt_thread *t, int kind, uintptr_t site,
+								   uintptr_t caller)
 {
 	t->inside++;
 	t->quiet++;
+	t->call_sp = gt_sp();
+	t->call_left = 0;
 	if (__builtin_expect(t->state != GT_T_RUNNING, 0)) {
 		gt_call_begin_slow(t, kind, site, caller);
 		return;
@@ -36,6 +55,19 @@ static inline void gt_call_begin(struct gt_thread *t, int kind, uintptr_t site, 
 	t->call_caller = caller;
 	atomic_store_explicit(&t->call_t0, gt_now(), memory_order_release);
 }
+
+/* A wait left without returning: a signal handler that interrupts the
+ * wait may siglongjmp to a frame above the waiting wrapper, which then
+ * never runs its gt_call_end, and `inside`/`quiet` stay raised. The
+ * longjmp wrappers call gt_call_jump(env): a jump whose target stack
+ * pointer (read from env) lies above the wrapper's frame (call_sp) on the
+ * thread's own stack marks the call left, at that time. The thread's next
+ * traced call (gt_enter_nested: gt_enter's path when `inside` is raised),
+ * or its end, ends the wait at the jump's time and traces on. A jump
+ * whose target cannot be read (not x86-64 glibc) leaves the wait pending,
+ * as before: the thread reads as still waiting. */
+struct gt_thread *gt_enter_nested(struct gt_thread *t);
+void gt_call_jump(const void *env);
 
 /* gt_call_cancelled: the thread ends (cancelled, or exiting from a signal
  * handler) perhaps inside such a call: settles it with the switch, which

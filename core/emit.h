@@ -35,7 +35,7 @@ static inline struct gt_thread *gt_enter(void)
 {
 	struct gt_thread *t = &gt_self;
 	if (__builtin_expect(t->inside != 0, 0))
-		return NULL;
+		return gt_enter_nested(t);
 	if (__builtin_expect(!atomic_load_explicit(&gt.on, memory_order_relaxed), 0))
 		return NULL;
 	return t;

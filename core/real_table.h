@@ -180,7 +180,13 @@
 	NEED(sigwait, "sigwait", NULL, int, (const sigset_t *set, int *sig))                                              \
 	NEED(sigwaitinfo, "sigwaitinfo", NULL, int, (const sigset_t *set, siginfo_t *info))                               \
 	NEED(sigtimedwait, "sigtimedwait", NULL, int,                                                                     \
-	     (const sigset_t *set, siginfo_t *info, const struct timespec *timeout))
+	     (const sigset_t *set, siginfo_t *info, const struct timespec *timeout))                                      \
+                                                                                                                          \
+	/* Item 10 (issue 15): the longjmp family, to time a wait left by a jump. */                                     \
+	NEED(longjmp, "longjmp", NULL, void, (struct __jmp_buf_tag *env, int val))                                        \
+	NEED(_longjmp, "_longjmp", NULL, void, (struct __jmp_buf_tag *env, int val))                                      \
+	NEED(siglongjmp, "siglongjmp", NULL, void, (struct __jmp_buf_tag *env, int val))                                  \
+	NEED(longjmp_chk, "__longjmp_chk", NULL, void, (struct __jmp_buf_tag *env, int val))
 
 /* The fallback body of an allocation function the allocator does not have. */
 #define GT_MISSING_NOMEM { errno = ENOMEM; return NULL; }

@@ -123,6 +123,11 @@ struct gt_thread {
 	uint8_t call_kind;
 	uint8_t call_stack;   /* block_pcs holds the pending call's whole stack */
 	uintptr_t call_site, call_caller;
+	/* The waiting wrapper's stack pointer; set when a longjmp left the
+	 * pending call (call_left) and when (core/callwait.h). */
+	uintptr_t call_sp;
+	uint64_t call_jumped;
+	uint8_t call_left;
 
 	/* Thread start routine (exact pc) when the thread came through our
 	 * pthread_create, else 0. */
