@@ -77,6 +77,13 @@ void gt_call_end(struct gt_thread *t)
 	struct gt_event e;
 	if (!gt_event_open(&e, t, t->call_site, GT_EVENT_WAIT, v))
 		goto out;
+	if (t->call_left) {
+		/* The stack here is the one after the jump: the wait's own is
+		 * the interposed call and its caller, as a conversion writes. */
+		t->block_pcs[0] = t->call_site;
+		t->block_pcs[1] = t->call_caller;
+		t->block_n = t->call_caller ? 2 : 1;
+	}
 	uint64_t stk = gt_event_stack(&e);
 	uint64_t reason = gt_call_reason(t->call_kind);
 	if (reason) {

@@ -50,6 +50,10 @@ class JumpedWaitTest(_IOProgram, gtlib.TracedTestCase):
         self.assertTrue(0.15 <= reader["syscall"] <= 0.3, "read_main's read, left by a jump\n%s" % where)
         signal = pauser["blocked"].get("sync.signal", 0)
         self.assertTrue(0.15 <= signal <= 0.3, "pause_main's pause, left by a jump\n%s" % where)
+        sites = [x["summary"] for x in data["syscall_sites"]["list"]] + \
+            [x["summary"] for x in data["wait_sites"]["list"]]
+        for site in ("read \u2190 read_main", "pause \u2190 pause_main"):
+            self.assertIn(site, sites, "the wait's own site, not the stack after the jump\n%s" % where)
         for t in (reader, pauser):
             self.assertTrue(0.08 <= t["sleep"] <= 0.2, "the sleep after the jump is traced\n%s" % where)
             self.assertLess(t["running"], 0.02, "a thread runs while it waits\n%s" % where)
