@@ -1,7 +1,7 @@
 /* fork.c — the fork handlers.
  *
  * prepare takes every tracer lock (in one order: advance, registry, procs,
- * chunk pool, tables), so the child never inherits a table or list caught
+ * chunk pool, tables, own heap), so the child never inherits a table or list caught
  * half-changed by another thread; the parent releases them. The child, which
  * has only the forking thread, drops the parent's whole state (chunks of
  * other threads, tables, the registry, the parent's file descriptor) and
@@ -16,6 +16,7 @@
 
 #include "chunk.h"
 #include "clock.h"
+#include "ownheap.h"
 #include "thread.h"
 #include "tracer.h"
 
@@ -39,10 +40,12 @@ static void prepare(void)
 	gt_chunk_pool_lock();
 	gt_thread_side_pool_lock();
 	each_table_lock(gt_lock);
+	gt_own_fork_prepare(); /* last: holders of the others allocate */
 }
 
 static void parent(void)
 {
+	gt_own_fork_parent();
 	each_table_lock(gt_unlock);
 	gt_thread_side_pool_unlock();
 	gt_chunk_pool_unlock();
@@ -55,6 +58,7 @@ static void parent(void)
 static void child(void)
 {
 	gt_clock_after_fork();
+	gt_own_fork_child();
 	each_table_lock(gt_lock_reset);
 	/* The type logs of the parent's other threads would never be
 	 * released; the forking thread's own side state is dropped too. */

@@ -16,4 +16,6 @@ void *gt_mem_calloc(size_t n, size_t size) { return calloc(n, size); }
 void *gt_mem_realloc(void *p, size_t n) { return realloc(p, n); }
 void gt_mem_free(void *p) { free(p); }
 char *gt_mem_strdup(const char *s) { return strdup(s); }
+char *gt_mem_handover_strdup(const char *s) { return strdup(s); }
+void gt_mem_set_handover(void *(*alloc)(size_t)) { (void)alloc; }
 int gt_modules_dlclose(void *handle) { return dlclose(handle); }

@@ -932,10 +932,9 @@ static int find_elf(Dwfl_Module *mod, void **userdata, const char *modname, Dwar
 		char *chosen = NULL;
 		*elfp = gt_symfile_best(mi->open_path, mi->dir_path, mi->build_id,
 					mi->build_id_len, &mi->map, &chosen);
-		if (*elfp && !*file_name)
-			*file_name = chosen; /* libdwfl frees it (core/mem.h) */
-		else
-			gt_mem_free(chosen);
+		if (*elfp && !*file_name && chosen)
+			*file_name = gt_mem_handover_strdup(chosen); /* libdwfl frees it */
+		gt_mem_free(chosen);
 	}
 	return -1;
 }

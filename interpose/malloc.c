@@ -17,9 +17,11 @@
 #include <malloc.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "../core/heap.h"
 #include "../core/heapset.h"
+#include "../core/ownheap.h"
 #include "../core/realalloc.h"
 #include "interpose.h"
 
@@ -71,21 +73,56 @@ static GT_SLOW void *alloc_slow(void *p, size_t size, enum alloc_fn f, uintptr_t
 	return gt_heap_alloc_slow(p, size, a, ra, cfa);
 }
 
-/* ALLOC(call, size, f): the fast half of allocation function f (enum alloc_fn):
- * p = call with `inside` raised, then the countdown of a thread that was
- * not inside the tracer (`inside` back at 0: raising and lowering it is
- * balanced, signal handlers included); returns p from the wrapper. A
+/* ALLOC(call, size, f, align): the fast half of allocation function f
+ * (enum alloc_fn). A thread not inside the tracer (`inside` 0): p = call
+ * with `inside` raised, then the countdown (raising and lowering `inside`
+ * is balanced, signal handlers included, so it is back at 0). A thread
+ * inside: tracer work (`inside` beyond the calls pending in the kernel)
+ * takes the tracer's own heap (own_alloc), anything else the real call
+ * with `inside` raised, neither counted. Returns from the wrapper. A
  * macro: GT_RA and GT_CFA must be the exported wrapper's. */
-#define ALLOC(call, size, fn)                                                                       \
-	do {                                                                                        \
-		struct gt_thread *t_ = &gt_self;                                                    \
-		t_->inside++;                                                                       \
-		void *p_ = call;                                                                    \
-		if (__builtin_expect(--t_->inside == 0, 1) &&                                       \
-		    __builtin_expect((int64_t)(t_->heap_left -= (size)) < 0, 0))                    \
-			return alloc_slow(p_, (size), (fn), GT_RA(), GT_CFA());                     \
-		return p_;                                                                          \
+#define ALLOC(call, size, fn, align)                                                   \
+	do {                                                                           \
+		struct gt_thread *t_ = &gt_self;                                       \
+		if (__builtin_expect(t_->inside != 0, 0)) {                            \
+			if (t_->inside > t_->quiet) {                                  \
+				void *o_ = own_alloc((size), (align));                 \
+				if (o_)                                                \
+					return o_;                                     \
+			}                                                              \
+			t_->inside++;                                                  \
+			void *q_ = call;                                               \
+			t_->inside--;                                                  \
+			return q_;                                                     \
+		}                                                                      \
+		t_->inside = 1;                                                        \
+		void *p_ = call;                                                       \
+		t_->inside = 0;                                                        \
+		if (__builtin_expect((int64_t)(t_->heap_left -= (size)) < 0, 0))       \
+			return alloc_slow(p_, (size), (fn), GT_RA(), GT_CFA());        \
+		return p_;                                                             \
 	} while (0)
+
+/* own_alloc: an allocation made while the thread does tracer work
+ * (`inside` raised beyond the calls pending in the kernel: the flusher
+ * always, any thread inside the tracer), by the tracer or a library it
+ * calls (libdw, glibc's pthread_setspecific): from the tracer's own heap
+ * (core/ownheap.h), so the program's allocator never sees the tracer;
+ * NULL when that is full or the alignment is not a power of two (the real
+ * allocator then serves it, or refuses it). */
+static GT_SLOW void *own_alloc(size_t n, size_t align)
+{
+	if (align & (align - 1))
+		return NULL;
+	return gt_own_alloc(n, align);
+}
+
+/* own_free: p is a block of the tracer's own heap (any thread may free
+ * one: memory the flusher's libraries allocated). */
+static GT_SLOW void own_free(void *p)
+{
+	gt_own_free(p);
+}
 
 enum free_kind { FREE_PLAIN, FREE_SIZED, FREE_ALIGNED_SIZED };
 
@@ -122,12 +159,17 @@ static GT_SLOW void free_slow(void *p, enum free_kind kind, size_t a, size_t b)
 
 GT_EXPORT void *malloc(size_t n)
 {
-	ALLOC(GT_ALLOC(malloc)(n), n, A_MALLOC);
+	ALLOC(GT_ALLOC(malloc)(n), n, A_MALLOC, 16);
 }
 
 GT_EXPORT void *calloc(size_t n, size_t size)
 {
-	ALLOC(GT_ALLOC(calloc)(n, size), n * size, A_CALLOC);
+	if (__builtin_expect(gt_self.inside > gt_self.quiet, 0)) {
+		void *o = gt_own_calloc(n, size);
+		if (o)
+			return o;
+	}
+	ALLOC(GT_ALLOC(calloc)(n, size), n * size, A_CALLOC, 16);
 }
 
 /* free_plain_slow: free_slow for free itself, the common case. */
@@ -144,6 +186,10 @@ static GT_SLOW void free_plain_slow(void *p)
 
 GT_EXPORT void free(void *p)
 {
+	if (__builtin_expect(gt_own_contains(p), 0)) {
+		own_free(p);
+		return;
+	}
 	if (__builtin_expect(gt_heapset_maybe(p), 0)) {
 		free_plain_slow(p);
 		return;
@@ -156,6 +202,10 @@ GT_EXPORT void free(void *p)
 
 GT_EXPORT void free_sized(void *p, size_t n)
 {
+	if (__builtin_expect(gt_own_contains(p), 0)) {
+		own_free(p);
+		return;
+	}
 	if (__builtin_expect(gt_heapset_maybe(p), 0)) {
 		free_slow(p, FREE_SIZED, n, 0);
 		return;
@@ -168,6 +218,10 @@ GT_EXPORT void free_sized(void *p, size_t n)
 
 GT_EXPORT void free_aligned_sized(void *p, size_t align, size_t n)
 {
+	if (__builtin_expect(gt_own_contains(p), 0)) {
+		own_free(p);
+		return;
+	}
 	if (__builtin_expect(gt_heapset_maybe(p), 0)) {
 		free_slow(p, FREE_ALIGNED_SIZED, align, n);
 		return;
@@ -201,11 +255,37 @@ static GT_SLOW void *realloc_slow(void *p, size_t n, uintptr_t ra, uintptr_t cfa
 	return q;
 }
 
+/* own_realloc: p is an own block, or the calling thread is the tracer's. */
+static GT_SLOW void *own_realloc(void *p, size_t n)
+{
+	if (!p)
+		return malloc(n);
+	if (!gt_own_contains(p)) {
+		struct gt_thread *t = &gt_self;
+		t->inside++;
+		void *q = GT_ALLOC(realloc)(p, n);
+		t->inside--;
+		return q;
+	}
+	void *q = gt_own_realloc(p, n);
+	if (q || !n)
+		return q;
+	q = malloc(n); /* the own heap is full: the real allocator */
+	if (q) {
+		size_t had = gt_own_size(p);
+		memcpy(q, p, had < n ? had : n);
+		gt_own_free(p);
+	}
+	return q;
+}
+
 GT_EXPORT void *realloc(void *p, size_t n)
 {
+	if (__builtin_expect(gt_own_contains(p) || gt_self.inside > gt_self.quiet, 0))
+		return own_realloc(p, n);
 	if (__builtin_expect(gt_heapset_maybe(p), 0))
 		return realloc_slow(p, n, GT_RA(), GT_CFA());
-	ALLOC(GT_ALLOC(realloc)(p, n), n, A_REALLOC);
+	ALLOC(GT_ALLOC(realloc)(p, n), n, A_REALLOC, 16);
 }
 
 /* glibc's reallocarray calls realloc through the PLT, that is, our realloc:
@@ -222,6 +302,13 @@ GT_EXPORT void *reallocarray(void *p, size_t count, size_t n)
 GT_EXPORT int posix_memalign(void **out, size_t align, size_t n)
 {
 	struct gt_thread *t = &gt_self;
+	if (__builtin_expect(t->inside > t->quiet, 0) && align % sizeof(void *) == 0) {
+		void *o = own_alloc(n, align);
+		if (o) {
+			*out = o;
+			return 0;
+		}
+	}
 	t->inside++;
 	int r = GT_ALLOC(posix_memalign)(out, align, n);
 	if (__builtin_expect(--t->inside == 0, 1) && __builtin_expect((int64_t)(t->heap_left -= n) < 0, 0))
@@ -231,28 +318,30 @@ GT_EXPORT int posix_memalign(void **out, size_t align, size_t n)
 
 GT_EXPORT void *aligned_alloc(size_t align, size_t n)
 {
-	ALLOC(GT_ALLOC(aligned_alloc)(align, n), n, A_ALIGNED_ALLOC);
+	ALLOC(GT_ALLOC(aligned_alloc)(align, n), n, A_ALIGNED_ALLOC, align);
 }
 
 GT_EXPORT void *memalign(size_t align, size_t n)
 {
-	ALLOC(GT_ALLOC(memalign)(align, n), n, A_MEMALIGN);
+	ALLOC(GT_ALLOC(memalign)(align, n), n, A_MEMALIGN, align);
 }
 
 GT_EXPORT void *valloc(size_t n)
 {
-	ALLOC(GT_ALLOC(valloc)(n), n, A_VALLOC);
+	ALLOC(GT_ALLOC(valloc)(n), n, A_VALLOC, 4096);
 }
 
 GT_EXPORT void *pvalloc(size_t n)
 {
-	ALLOC(GT_ALLOC(pvalloc)(n), n, A_PVALLOC);
+	ALLOC(GT_ALLOC(pvalloc)(n), n, A_PVALLOC, 4096);
 }
 
 GT_EXPORT size_t malloc_usable_size(void *p)
 {
 	if (!p)
 		return 0;
+	if (gt_own_contains(p))
+		return gt_own_size(p);
 	if (gt_alloc_in_arena(p))
 		return gt_alloc_arena_size(p);
 	return GT_ALLOC(usable)(p);

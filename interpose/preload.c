@@ -12,6 +12,7 @@
 #include "../core/fork.h"
 #include "../core/heap.h"
 #include "../core/log.h"
+#include "../core/mem.h"
 #include "../core/real.h"
 #include "../core/signals.h"
 #include "../core/thread.h"
@@ -40,6 +41,7 @@ __attribute__((constructor)) static void gt_preload_init(int argc, char **argv, 
 	struct gt_thread *self = &gt_self;
 	self->inside++;
 	gt_real_resolve();
+	gt_mem_set_handover(malloc); /* this library's: libraries free with ours */
 	struct gt_config cfg;
 	gt_config_load(&cfg, secure_getenv, warn_line, NULL);
 	int later = secure_getenv(CLAIMED_ENV) != NULL;

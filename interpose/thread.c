@@ -19,6 +19,7 @@
 #include <sys/prctl.h>
 
 #include "../core/flusher.h"
+#include "../core/mem.h"
 #include "interpose.h"
 #include "../core/stack.h"
 
@@ -48,7 +49,7 @@ __attribute__((noinline, optimize("no-optimize-sibling-calls"))) static void *tr
 	void *arg = st->arg;
 	if (atomic_load_explicit(&st->ready, memory_order_relaxed) == 1)
 		gt_thread_begin(&gt_self, st->g, (uintptr_t)fn, st->gen);
-	free(st);
+	gt_mem_free(st);
 	gt_self.inside--;
 	void *ret = fn(arg);
 	__asm__ volatile("" ::: "memory");
@@ -64,7 +65,7 @@ GT_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*
 	 * the generations (core/flusher.h). */
 	gt_flusher_ensure();
 	t->inside++;
-	struct start *st = malloc(sizeof *st);
+	struct start *st = gt_mem_alloc(sizeof *st); /* tracer data: its own heap */
 	if (st)
 		gt_stack_hint(attr, &st->stack);
 	t->inside--;
@@ -94,7 +95,7 @@ GT_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (r != 0) {
 		t->inside++;
-		free(st);
+		gt_mem_free(st);
 		t->inside--;
 		return r;
 	}
