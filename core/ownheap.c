@@ -4,11 +4,16 @@
 #include <errno.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 
 #include "lock.h"
 #include "thread.h"
 
+/* Until reserved: an empty region at the top of the address space, where
+ * no user pointer is. A reader that sees the new length with the old
+ * start still finds nothing own (p - start wraps to p + GT_OWN_SIZE). */
 uintptr_t gt_own_lo = (uintptr_t)0 - GT_OWN_SIZE;
+uintptr_t gt_own_len;
 
 #define HDR 16
 #define MIN_SHIFT 5                 /* the smallest block: 32 bytes */
@@ -77,15 +82,23 @@ static int reserve(void)
 	if (s)
 		return s;
 	int saved = errno;
-	void *p = mmap(NULL, GT_OWN_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	size_t len = GT_OWN_SIZE;
+	struct rlimit as;
+	if (getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY && as.rlim_cur / 16 < len)
+		len = (size_t)(as.rlim_cur / 16) & ~(size_t)4095;
+	void *p = len < ((size_t)16 << 20) ? MAP_FAILED
+					   : mmap(NULL, len, PROT_READ | PROT_WRITE,
+						  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	errno = saved;
 	if (p == MAP_FAILED) {
 		atomic_store_explicit(&state, -1, memory_order_release);
 		return -1;
 	}
 	bump = (uintptr_t)p;
-	end = bump + GT_OWN_SIZE;
+	end = bump + len;
+	/* The start first: a reader seeing the length sees the start. */
 	__atomic_store_n(&gt_own_lo, (uintptr_t)p, __ATOMIC_RELEASE);
+	__atomic_store_n(&gt_own_len, (uintptr_t)len, __ATOMIC_RELEASE);
 	atomic_store_explicit(&state, 1, memory_order_release);
 	return 1;
 }
@@ -95,7 +108,7 @@ void *gt_own_alloc(size_t n, size_t align)
 	if (align < HDR)
 		align = HDR;
 	if (n > GT_OWN_SIZE || align > GT_OWN_SIZE / 2)
-		return NULL;
+		return NULL; /* also keeps n + align from wrapping */
 	int c = class_of(n + HDR + (align - HDR));
 	if (c < 0)
 		return NULL;

@@ -25,15 +25,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define GT_OWN_SIZE ((uintptr_t)1 << 32) /* 4 GiB of address space */
+/* At most this much address space (1 GiB), less under a finite
+ * RLIMIT_AS (a sixteenth of it): the region must not take what the
+ * program itself may map. */
+#define GT_OWN_SIZE ((uintptr_t)1 << 30)
 
-/* The region's start; until it is reserved, an address no user pointer
- * has (so that gt_own_contains is one subtraction and one compare). */
+/* The region [gt_own_lo, gt_own_lo + gt_own_len); until it is reserved,
+ * empty (so that gt_own_contains is one subtraction and one compare). */
 extern uintptr_t gt_own_lo __attribute__((visibility("hidden")));
+extern uintptr_t gt_own_len __attribute__((visibility("hidden")));
 
 static inline int gt_own_contains(const void *p)
 {
-	return (uintptr_t)p - gt_own_lo < GT_OWN_SIZE;
+	return (uintptr_t)p - gt_own_lo < gt_own_len;
 }
 
 /* gt_own_alloc: n bytes aligned to align (a power of two; 16 at least is
