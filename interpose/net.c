@@ -1,9 +1,12 @@
-/* net.c — socket calls and readiness waits: a wait is GoBlock("network").
- * poll and select wait on the network when any descriptor they watch is a
- * socket, else in a system call; epoll waits count as network waits. A
- * poll or select that watches no descriptor at all (select(0, NULL, NULL,
- * NULL, &tv), poll(NULL, 0, ms): PostgreSQL's pg_usleep, MariaDB's
- * my_sleep) waits for time alone: a sleep. */
+/* net.c — socket calls and readiness waits. A socket call that waits is
+ * GoBlock("network"). A readiness wait (poll, ppoll, select, pselect, the
+ * epoll_wait family) is recorded as what the descriptors it watches wait
+ * for, by one rule (core/readiness.h): a socket makes it network, else an
+ * eventfd sync.eventfd, a signalfd sync.signal, a pipe, tty or inotify
+ * network, a file a syscall; timerfds alone, or no descriptor at all
+ * (select(0, NULL, NULL, NULL, &tv): PostgreSQL's pg_usleep, MariaDB's
+ * my_sleep), a sleep. An epoll wait reads its set's summary, kept by
+ * epoll_ctl (interpose/fd.c), with no system call. */
 /* glibc declares poll's array write-only; we read the caller's fds before
  * the call, which GCC then takes for a read of uninitialized memory. */
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
@@ -13,36 +16,52 @@
 #include <sys/select.h>
 #include <sys/socket.h>
 
+#include "../core/readiness.h"
 #include "interpose.h"
 
 
-/* Looking at more descriptors than this to classify a wait is not worth it. */
+/* Looking at more descriptors than this to classify a wait is not worth
+ * it: the ones not looked at count as unknown (a syscall) at least. */
 #define CLASSIFY_MAX 64
 
 static int poll_kind(const struct pollfd *fds, nfds_t n)
 {
-	int seen = 0;
+	int rank = 0;
 	for (nfds_t i = 0; i < n && i < CLASSIFY_MAX; i++) {
 		if (fds[i].fd < 0)
 			continue; /* poll ignores it */
-		if (gt_fdkind(fds[i].fd) == GT_FD_SOCKET)
-			return GT_CALL_NETWORK;
-		seen++;
+		int r = gt_ready_fd_rank(fds[i].fd);
+		if (r > rank)
+			rank = r;
 	}
-	return seen || n > CLASSIFY_MAX ? GT_CALL_SYSCALL : GT_CALL_SLEEP;
+	if (n > CLASSIFY_MAX && rank < 1)
+		rank = 1;
+	return gt_ready_call_kind(rank);
 }
 
 static int select_kind(int nfds, const fd_set *r, const fd_set *w, const fd_set *e)
 {
-	int seen = 0;
-	for (int fd = 0; fd < nfds && fd < FD_SETSIZE && seen < CLASSIFY_MAX; fd++) {
+	int rank = 0, seen = 0;
+	for (int fd = 0; fd < nfds && fd < FD_SETSIZE; fd++) {
 		if ((r && FD_ISSET(fd, r)) || (w && FD_ISSET(fd, w)) || (e && FD_ISSET(fd, e))) {
-			if (gt_fdkind(fd) == GT_FD_SOCKET)
-				return GT_CALL_NETWORK;
-			seen++;
+			if (++seen > CLASSIFY_MAX) {
+				if (rank < 1)
+					rank = 1;
+				break;
+			}
+			int k = gt_ready_fd_rank(fd);
+			if (k > rank)
+				rank = k;
 		}
 	}
-	return seen || nfds > FD_SETSIZE ? GT_CALL_SYSCALL : GT_CALL_SLEEP;
+	if (nfds > FD_SETSIZE && rank < 1)
+		rank = 1;
+	return gt_ready_call_kind(rank);
+}
+
+static int epoll_kind(int epfd)
+{
+	return gt_ready_call_kind(gt_epset_rank(epfd));
 }
 
 GT_EXPORT ssize_t recv(int fd, void *buf, size_t n, int flags)
@@ -141,10 +160,16 @@ GT_EXPORT int pselect(int nfds, fd_set *r, fd_set *w, fd_set *e, const struct ti
 
 GT_EXPORT int epoll_wait(int epfd, struct epoll_event *ev, int max, int timeout)
 {
-	GT_WAIT_CALL(GT_CALL_NETWORK, epoll_wait, GT_REAL(epoll_wait)(epfd, ev, max, timeout));
+	GT_WAIT_CALL(epoll_kind(epfd), epoll_wait, GT_REAL(epoll_wait)(epfd, ev, max, timeout));
 }
 
 GT_EXPORT int epoll_pwait(int epfd, struct epoll_event *ev, int max, int timeout, const sigset_t *mask)
 {
-	GT_WAIT_CALL(GT_CALL_NETWORK, epoll_pwait, GT_REAL(epoll_pwait)(epfd, ev, max, timeout, mask));
+	GT_WAIT_CALL(epoll_kind(epfd), epoll_pwait, GT_REAL(epoll_pwait)(epfd, ev, max, timeout, mask));
+}
+
+GT_EXPORT int epoll_pwait2(int epfd, struct epoll_event *ev, int max, const struct timespec *timeout,
+			   const sigset_t *mask)
+{
+	GT_WAIT_CALL(epoll_kind(epfd), epoll_pwait2, GT_REAL(epoll_pwait2)(epfd, ev, max, timeout, mask));
 }
