@@ -5,7 +5,8 @@
  * eventfd sync.eventfd, a signalfd sync.signal, a pipe, tty or inotify
  * network, a file a syscall; timerfds alone, or no descriptor at all
  * (select(0, NULL, NULL, NULL, &tv): PostgreSQL's pg_usleep, MariaDB's
- * my_sleep), a sleep. An epoll wait reads its set's summary, kept by
+ * my_sleep), a sleep. A zero timeout waits for nothing: a syscall if slow.
+ * An epoll wait reads its set's summary, kept by
  * epoll_ctl (interpose/fd.c), with no system call. */
 /* glibc declares poll's array write-only; we read the caller's fds before
  * the call, which GCC then takes for a read of uninitialized memory. */
@@ -24,8 +25,15 @@
  * it: the ones not looked at count as unknown (a syscall) at least. */
 #define CLASSIFY_MAX 64
 
-static int poll_kind(const struct pollfd *fds, nfds_t n)
+/* A wait with a zero timeout waits for nothing: when it takes long, that is
+ * the kernel's work over the descriptors, a system call, whatever they are
+ * (and the descriptors are not looked at). */
+#define ZERO_TIMEOUT GT_CALL_SYSCALL
+
+static int poll_kind(const struct pollfd *fds, nfds_t n, int zero)
 {
+	if (zero)
+		return ZERO_TIMEOUT;
 	int rank = 0;
 	for (nfds_t i = 0; i < n && i < CLASSIFY_MAX; i++) {
 		if (fds[i].fd < 0)
@@ -39,8 +47,10 @@ static int poll_kind(const struct pollfd *fds, nfds_t n)
 	return gt_ready_call_kind(rank);
 }
 
-static int select_kind(int nfds, const fd_set *r, const fd_set *w, const fd_set *e)
+static int select_kind(int nfds, const fd_set *r, const fd_set *w, const fd_set *e, int zero)
 {
+	if (zero)
+		return ZERO_TIMEOUT;
 	int rank = 0, seen = 0;
 	for (int fd = 0; fd < nfds && fd < FD_SETSIZE; fd++) {
 		if ((r && FD_ISSET(fd, r)) || (w && FD_ISSET(fd, w)) || (e && FD_ISSET(fd, e))) {
@@ -59,10 +69,13 @@ static int select_kind(int nfds, const fd_set *r, const fd_set *w, const fd_set 
 	return gt_ready_call_kind(rank);
 }
 
-static int epoll_kind(int epfd)
+static int epoll_kind(int epfd, int zero)
 {
-	return gt_ready_call_kind(gt_epset_rank(epfd));
+	return zero ? ZERO_TIMEOUT : gt_ready_call_kind(gt_epset_rank(epfd));
 }
+
+#define TS_ZERO(ts) ((ts) && (ts)->tv_sec == 0 && (ts)->tv_nsec == 0)
+#define TV_ZERO(tv) ((tv) && (tv)->tv_sec == 0 && (tv)->tv_usec == 0)
 
 GT_EXPORT ssize_t recv(int fd, void *buf, size_t n, int flags)
 {
@@ -140,36 +153,36 @@ GT_EXPORT int connect(int fd, const struct sockaddr *a, socklen_t al)
 
 GT_EXPORT int poll(struct pollfd *fds, nfds_t n, int timeout)
 {
-	GT_WAIT_CALL(poll_kind(fds, n), poll, GT_REAL(poll)(fds, n, timeout));
+	GT_WAIT_CALL(poll_kind(fds, n, timeout == 0), poll, GT_REAL(poll)(fds, n, timeout));
 }
 
 GT_EXPORT int ppoll(struct pollfd *fds, nfds_t n, const struct timespec *ts, const sigset_t *mask)
 {
-	GT_WAIT_CALL(poll_kind(fds, n), ppoll, GT_REAL(ppoll)(fds, n, ts, mask));
+	GT_WAIT_CALL(poll_kind(fds, n, TS_ZERO(ts)), ppoll, GT_REAL(ppoll)(fds, n, ts, mask));
 }
 
 GT_EXPORT int select(int nfds, fd_set *r, fd_set *w, fd_set *e, struct timeval *tv)
 {
-	GT_WAIT_CALL(select_kind(nfds, r, w, e), select, GT_REAL(select)(nfds, r, w, e, tv));
+	GT_WAIT_CALL(select_kind(nfds, r, w, e, TV_ZERO(tv)), select, GT_REAL(select)(nfds, r, w, e, tv));
 }
 
 GT_EXPORT int pselect(int nfds, fd_set *r, fd_set *w, fd_set *e, const struct timespec *ts, const sigset_t *mask)
 {
-	GT_WAIT_CALL(select_kind(nfds, r, w, e), pselect, GT_REAL(pselect)(nfds, r, w, e, ts, mask));
+	GT_WAIT_CALL(select_kind(nfds, r, w, e, TS_ZERO(ts)), pselect, GT_REAL(pselect)(nfds, r, w, e, ts, mask));
 }
 
 GT_EXPORT int epoll_wait(int epfd, struct epoll_event *ev, int max, int timeout)
 {
-	GT_WAIT_CALL(epoll_kind(epfd), epoll_wait, GT_REAL(epoll_wait)(epfd, ev, max, timeout));
+	GT_WAIT_CALL(epoll_kind(epfd, timeout == 0), epoll_wait, GT_REAL(epoll_wait)(epfd, ev, max, timeout));
 }
 
 GT_EXPORT int epoll_pwait(int epfd, struct epoll_event *ev, int max, int timeout, const sigset_t *mask)
 {
-	GT_WAIT_CALL(epoll_kind(epfd), epoll_pwait, GT_REAL(epoll_pwait)(epfd, ev, max, timeout, mask));
+	GT_WAIT_CALL(epoll_kind(epfd, timeout == 0), epoll_pwait, GT_REAL(epoll_pwait)(epfd, ev, max, timeout, mask));
 }
 
 GT_EXPORT int epoll_pwait2(int epfd, struct epoll_event *ev, int max, const struct timespec *timeout,
 			   const sigset_t *mask)
 {
-	GT_WAIT_CALL(epoll_kind(epfd), epoll_pwait2, GT_REAL(epoll_pwait2)(epfd, ev, max, timeout, mask));
+	GT_WAIT_CALL(epoll_kind(epfd, TS_ZERO(timeout)), epoll_pwait2, GT_REAL(epoll_pwait2)(epfd, ev, max, timeout, mask));
 }
