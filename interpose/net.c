@@ -117,13 +117,16 @@ GT_EXPORT int sendmmsg(int fd, struct mmsghdr *v, unsigned n, int flags)
 	GT_WAIT_CALL(GT_CALL_NETWORK, sendmmsg, GT_REAL(sendmmsg)(fd, v, n, flags));
 }
 
-/* accept's result is a socket: cache it. */
-#define ACCEPTED(call)                                  \
-	do {                                            \
-		int fd_ = call;                         \
-		if (fd_ >= 0)                           \
+/* accept's result is a socket: cache it (its number was free: what we
+ * remembered of it, a set it was in, is gone). */
+#define ACCEPTED(call)                                    \
+	do {                                              \
+		int fd_ = call;                           \
+		if (fd_ >= 0) {                           \
+			gt_fd_closed(fd_);                \
 			gt_fdkind_set(fd_, GT_FD_SOCKET); \
-		return fd_;                             \
+		}                                         \
+		return fd_;                               \
 	} while (0)
 
 static int accept_traced(int fd, struct sockaddr *a, socklen_t *al)
