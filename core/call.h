@@ -24,8 +24,13 @@ struct gt_thread;
 
 /* What a call waits in: a socket (GoBlock "network"), the kernel (a
  * syscall), time alone (GoBlock "sleep": select/poll without descriptors),
- * a signal (GoBlock "sync.signal": pause, sigsuspend, the sigwait family). */
-enum gt_call_kind { GT_CALL_NETWORK = 1, GT_CALL_SYSCALL = 2, GT_CALL_SLEEP = 3, GT_CALL_SIGNAL = 4 };
+ * a signal (GoBlock "sync.signal": pause, sigsuspend, the sigwait family),
+ * an eventfd (GoBlock "sync.eventfd": a readiness wait for another thread's
+ * wake-up, issue 15 item 2; core/readiness.h has the rule). */
+enum gt_call_kind {
+	GT_CALL_NETWORK = 1, GT_CALL_SYSCALL = 2, GT_CALL_SLEEP = 3, GT_CALL_SIGNAL = 4,
+	GT_CALL_EVENTFD = 5, /* issue 15 item 2 */
+};
 
 /* gt_call_reason: the GoBlock reason of a call of this kind, 0 for a
  * syscall. */
@@ -35,6 +40,7 @@ static inline uint64_t gt_call_reason(int kind)
 	case GT_CALL_NETWORK: return GT_STR_NETWORK;
 	case GT_CALL_SLEEP: return GT_STR_SLEEP;
 	case GT_CALL_SIGNAL: return GT_STR_SYNC_SIGNAL;
+	case GT_CALL_EVENTFD: return GT_STR_SYNC_EVENTFD;
 	default: return 0;
 	}
 }

@@ -1,9 +1,12 @@
-/* fdkind.h — what a file descriptor is (socket, pipe, tty, file ...), cached
- * per fd so that a read or write can be classified without a syscall.
+/* fdkind.h — what a file descriptor is (socket, pipe, tty, file, eventfd,
+ * timerfd ...), cached per fd so that a read, write or readiness wait can be
+ * classified without a syscall.
  *
  * The cache is kept right by the wrappers that create, duplicate and close
- * descriptors (interpose/fd.c); an entry is filled from fstat on first use.
- * Descriptors at or above GT_FDKIND_MAX are classified by fstat each time. */
+ * descriptors (interpose/fd.c); an entry is filled on first use from fstat
+ * (and, for an anonymous inode, readlink of /proc/self/fd/N, which names
+ * it "anon_inode:[eventfd]" ...). Descriptors at or above GT_FDKIND_MAX are
+ * classified afresh each time. */
 #ifndef GT_FDKIND_H
 #define GT_FDKIND_H
 
@@ -16,8 +19,15 @@ enum gt_fdkind {
 	GT_FD_PIPE,        /* pipes and FIFOs */
 	GT_FD_CHAR,        /* ttys and other character devices */
 	GT_FD_FILE,        /* regular files, directories, block devices */
-	GT_FD_OTHER,       /* eventfd, timerfd, epoll, signalfd ... */
+	GT_FD_OTHER,       /* an anonymous inode of no kind below (pidfd, userfaultfd ...) */
 	GT_FD_BAD,         /* not open */
+	/* issue 15 item 2: the anonymous inodes a readiness wait is told by */
+	GT_FD_EVENTFD,
+	GT_FD_TIMERFD,
+	GT_FD_SIGNALFD,
+	GT_FD_EPOLL,
+	GT_FD_INOTIFY,
+	GT_FD_NKINDS,
 };
 
 #define GT_FDKIND_MAX 65536

@@ -186,7 +186,20 @@
 	NEED(longjmp, "longjmp", NULL, void, (struct __jmp_buf_tag *env, int val))                                        \
 	NEED(_longjmp, "_longjmp", NULL, void, (struct __jmp_buf_tag *env, int val))                                      \
 	NEED(siglongjmp, "siglongjmp", NULL, void, (struct __jmp_buf_tag *env, int val))                                  \
-	NEED(longjmp_chk, "__longjmp_chk", NULL, void, (struct __jmp_buf_tag *env, int val))
+	NEED(longjmp_chk, "__longjmp_chk", NULL, void, (struct __jmp_buf_tag *env, int val))                                  \
+                                                                                                                   \
+	/* issue 15 item 2: descriptors a readiness wait is told by, the epoll set */                                     \
+	NEED(epoll_create, "epoll_create", NULL, int, (int size))                                                         \
+	NEED(epoll_create1, "epoll_create1", NULL, int, (int flags))                                                      \
+	NEED(epoll_ctl, "epoll_ctl", NULL, int, (int epfd, int op, int fd, struct epoll_event *ev))                       \
+	WANT(epoll_pwait2, "epoll_pwait2", NULL, int,                                                                     \
+	     (int epfd, struct epoll_event *ev, int n, const struct timespec *timeout, const sigset_t *mask),            \
+	     { errno = ENOSYS; return -1; })                                                                              \
+	NEED(eventfd, "eventfd", NULL, int, (unsigned int initval, int flags))                                            \
+	NEED(timerfd_create, "timerfd_create", NULL, int, (int clockid, int flags))                                       \
+	NEED(signalfd, "signalfd", NULL, int, (int fd, const sigset_t *mask, int flags))                                  \
+	NEED(inotify_init, "inotify_init", NULL, int, (void))                                                             \
+	NEED(inotify_init1, "inotify_init1", NULL, int, (int flags))
 
 /* The fallback body of an allocation function the allocator does not have. */
 #define GT_MISSING_NOMEM { errno = ENOMEM; return NULL; }

@@ -25,6 +25,8 @@ enum gt_str {
 	GT_STR_YIELD,         /* "sched_yield": GoStop reason */
 	GT_STR_NETWORK,       /* "network": socket waits */
 	GT_STR_SYNC_SIGNAL,   /* "sync.signal": pause, sigsuspend, sigwait... */
+	/* issue 15 item 2 */
+	GT_STR_SYNC_EVENTFD,  /* "sync.eventfd": a readiness wait for an eventfd */
 	GT_STR_FIRST_DYNAMIC,
 };
 

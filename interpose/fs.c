@@ -7,12 +7,13 @@
 #include <sys/sendfile.h>
 #include <unistd.h>
 
+#include "../core/readiness.h"
 #include "interpose.h"
 
 static int fresh(int fd)
 {
 	if (fd >= 0)
-		gt_fdkind_set(fd, GT_FD_UNKNOWN);
+		gt_fd_closed(fd); /* a free number: nothing we knew of it holds */
 	return fd;
 }
 
@@ -93,8 +94,12 @@ static int fcntl_any(int fd, int cmd, void *arg)
 	case F_OFD_SETLKW:
 		return fcntl_wait(fd, cmd, arg);
 	case F_DUPFD:
-	case F_DUPFD_CLOEXEC:
-		return fresh(GT_REAL(fcntl)(fd, cmd, arg));
+	case F_DUPFD_CLOEXEC: {
+		int r = fresh(GT_REAL(fcntl)(fd, cmd, arg));
+		if (r >= 0)
+			gt_epset_dup(fd, r); /* an epoll descriptor's copy: the same set */
+		return r;
+	}
 	default:
 		return GT_REAL(fcntl)(fd, cmd, arg);
 	}

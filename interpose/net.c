@@ -1,9 +1,13 @@
-/* net.c — socket calls and readiness waits: a wait is GoBlock("network").
- * poll and select wait on the network when any descriptor they watch is a
- * socket, else in a system call; epoll waits count as network waits. A
- * poll or select that watches no descriptor at all (select(0, NULL, NULL,
- * NULL, &tv), poll(NULL, 0, ms): PostgreSQL's pg_usleep, MariaDB's
- * my_sleep) waits for time alone: a sleep. */
+/* net.c — socket calls and readiness waits. A socket call that waits is
+ * GoBlock("network"). A readiness wait (poll, ppoll, select, pselect, the
+ * epoll_wait family) is recorded as what the descriptors it watches wait
+ * for, by one rule (core/readiness.h): a socket makes it network, else an
+ * eventfd sync.eventfd, a signalfd sync.signal, a pipe, tty or inotify
+ * network, a file a syscall; timerfds alone, or no descriptor at all
+ * (select(0, NULL, NULL, NULL, &tv): PostgreSQL's pg_usleep, MariaDB's
+ * my_sleep), a sleep. A zero timeout waits for nothing: a syscall if slow.
+ * An epoll wait reads its set's summary, kept by
+ * epoll_ctl (interpose/fd.c), with no system call. */
 /* glibc declares poll's array write-only; we read the caller's fds before
  * the call, which GCC then takes for a read of uninitialized memory. */
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
@@ -13,37 +17,65 @@
 #include <sys/select.h>
 #include <sys/socket.h>
 
+#include "../core/readiness.h"
 #include "interpose.h"
 
 
-/* Looking at more descriptors than this to classify a wait is not worth it. */
+/* Looking at more descriptors than this to classify a wait is not worth
+ * it: the ones not looked at count as unknown (a syscall) at least. */
 #define CLASSIFY_MAX 64
 
-static int poll_kind(const struct pollfd *fds, nfds_t n)
+/* A wait with a zero timeout waits for nothing: when it takes long, that is
+ * the kernel's work over the descriptors, a system call, whatever they are
+ * (and the descriptors are not looked at). */
+#define ZERO_TIMEOUT GT_CALL_SYSCALL
+
+static int poll_kind(const struct pollfd *fds, nfds_t n, int zero)
 {
-	int seen = 0;
+	if (zero)
+		return ZERO_TIMEOUT;
+	int rank = 0;
 	for (nfds_t i = 0; i < n && i < CLASSIFY_MAX; i++) {
 		if (fds[i].fd < 0)
 			continue; /* poll ignores it */
-		if (gt_fdkind(fds[i].fd) == GT_FD_SOCKET)
-			return GT_CALL_NETWORK;
-		seen++;
+		int r = gt_ready_fd_rank(fds[i].fd);
+		if (r > rank)
+			rank = r;
 	}
-	return seen || n > CLASSIFY_MAX ? GT_CALL_SYSCALL : GT_CALL_SLEEP;
+	if (n > CLASSIFY_MAX && rank < 1)
+		rank = 1;
+	return gt_ready_call_kind(rank);
 }
 
-static int select_kind(int nfds, const fd_set *r, const fd_set *w, const fd_set *e)
+static int select_kind(int nfds, const fd_set *r, const fd_set *w, const fd_set *e, int zero)
 {
-	int seen = 0;
-	for (int fd = 0; fd < nfds && fd < FD_SETSIZE && seen < CLASSIFY_MAX; fd++) {
+	if (zero)
+		return ZERO_TIMEOUT;
+	int rank = 0, seen = 0;
+	for (int fd = 0; fd < nfds && fd < FD_SETSIZE; fd++) {
 		if ((r && FD_ISSET(fd, r)) || (w && FD_ISSET(fd, w)) || (e && FD_ISSET(fd, e))) {
-			if (gt_fdkind(fd) == GT_FD_SOCKET)
-				return GT_CALL_NETWORK;
-			seen++;
+			if (++seen > CLASSIFY_MAX) {
+				if (rank < 1)
+					rank = 1;
+				break;
+			}
+			int k = gt_ready_fd_rank(fd);
+			if (k > rank)
+				rank = k;
 		}
 	}
-	return seen || nfds > FD_SETSIZE ? GT_CALL_SYSCALL : GT_CALL_SLEEP;
+	if (nfds > FD_SETSIZE && rank < 1)
+		rank = 1;
+	return gt_ready_call_kind(rank);
 }
+
+static int epoll_kind(int epfd, int zero)
+{
+	return zero ? ZERO_TIMEOUT : gt_ready_call_kind(gt_epset_rank(epfd));
+}
+
+#define TS_ZERO(ts) ((ts) && (ts)->tv_sec == 0 && (ts)->tv_nsec == 0)
+#define TV_ZERO(tv) ((tv) && (tv)->tv_sec == 0 && (tv)->tv_usec == 0)
 
 GT_EXPORT ssize_t recv(int fd, void *buf, size_t n, int flags)
 {
@@ -85,13 +117,16 @@ GT_EXPORT int sendmmsg(int fd, struct mmsghdr *v, unsigned n, int flags)
 	GT_WAIT_CALL(GT_CALL_NETWORK, sendmmsg, GT_REAL(sendmmsg)(fd, v, n, flags));
 }
 
-/* accept's result is a socket: cache it. */
-#define ACCEPTED(call)                                  \
-	do {                                            \
-		int fd_ = call;                         \
-		if (fd_ >= 0)                           \
+/* accept's result is a socket: cache it (its number was free: what we
+ * remembered of it, a set it was in, is gone). */
+#define ACCEPTED(call)                                    \
+	do {                                              \
+		int fd_ = call;                           \
+		if (fd_ >= 0) {                           \
+			gt_fd_closed(fd_);                \
 			gt_fdkind_set(fd_, GT_FD_SOCKET); \
-		return fd_;                             \
+		}                                         \
+		return fd_;                               \
 	} while (0)
 
 static int accept_traced(int fd, struct sockaddr *a, socklen_t *al)
@@ -121,30 +156,36 @@ GT_EXPORT int connect(int fd, const struct sockaddr *a, socklen_t al)
 
 GT_EXPORT int poll(struct pollfd *fds, nfds_t n, int timeout)
 {
-	GT_WAIT_CALL(poll_kind(fds, n), poll, GT_REAL(poll)(fds, n, timeout));
+	GT_WAIT_CALL(poll_kind(fds, n, timeout == 0), poll, GT_REAL(poll)(fds, n, timeout));
 }
 
 GT_EXPORT int ppoll(struct pollfd *fds, nfds_t n, const struct timespec *ts, const sigset_t *mask)
 {
-	GT_WAIT_CALL(poll_kind(fds, n), ppoll, GT_REAL(ppoll)(fds, n, ts, mask));
+	GT_WAIT_CALL(poll_kind(fds, n, TS_ZERO(ts)), ppoll, GT_REAL(ppoll)(fds, n, ts, mask));
 }
 
 GT_EXPORT int select(int nfds, fd_set *r, fd_set *w, fd_set *e, struct timeval *tv)
 {
-	GT_WAIT_CALL(select_kind(nfds, r, w, e), select, GT_REAL(select)(nfds, r, w, e, tv));
+	GT_WAIT_CALL(select_kind(nfds, r, w, e, TV_ZERO(tv)), select, GT_REAL(select)(nfds, r, w, e, tv));
 }
 
 GT_EXPORT int pselect(int nfds, fd_set *r, fd_set *w, fd_set *e, const struct timespec *ts, const sigset_t *mask)
 {
-	GT_WAIT_CALL(select_kind(nfds, r, w, e), pselect, GT_REAL(pselect)(nfds, r, w, e, ts, mask));
+	GT_WAIT_CALL(select_kind(nfds, r, w, e, TS_ZERO(ts)), pselect, GT_REAL(pselect)(nfds, r, w, e, ts, mask));
 }
 
 GT_EXPORT int epoll_wait(int epfd, struct epoll_event *ev, int max, int timeout)
 {
-	GT_WAIT_CALL(GT_CALL_NETWORK, epoll_wait, GT_REAL(epoll_wait)(epfd, ev, max, timeout));
+	GT_WAIT_CALL(epoll_kind(epfd, timeout == 0), epoll_wait, GT_REAL(epoll_wait)(epfd, ev, max, timeout));
 }
 
 GT_EXPORT int epoll_pwait(int epfd, struct epoll_event *ev, int max, int timeout, const sigset_t *mask)
 {
-	GT_WAIT_CALL(GT_CALL_NETWORK, epoll_pwait, GT_REAL(epoll_pwait)(epfd, ev, max, timeout, mask));
+	GT_WAIT_CALL(epoll_kind(epfd, timeout == 0), epoll_pwait, GT_REAL(epoll_pwait)(epfd, ev, max, timeout, mask));
+}
+
+GT_EXPORT int epoll_pwait2(int epfd, struct epoll_event *ev, int max, const struct timespec *timeout,
+			   const sigset_t *mask)
+{
+	GT_WAIT_CALL(epoll_kind(epfd, TS_ZERO(timeout)), epoll_pwait2, GT_REAL(epoll_pwait2)(epfd, ev, max, timeout, mask));
 }

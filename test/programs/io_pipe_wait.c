@@ -6,7 +6,8 @@
  * 2. pipe_nonblock_probe: reads of an empty O_NONBLOCK pipe that fail with
  *    EAGAIN at once (the tracer must record nothing there).
  * 3. pipe_poll_timeout: poll() on an empty pipe times out after 100 ms
- *    (returns 0): a system call, not a network wait.
+ *    (returns 0): a readiness wait on a pipe, a network wait as Go's
+ *    poller makes it (issue 15 item 2); reads and writes stay system calls.
  * 4. Partial reads: 4 bytes written, read(fd, buf, 100) returns 4; after the
  *    write end is closed read returns 0.
  *

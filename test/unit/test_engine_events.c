@@ -205,6 +205,27 @@ Test(engine_events, calls_that_sleep_or_wait_for_a_signal)
 	ex_free_trace(t);
 }
 
+/* A readiness wait for an eventfd (issue 15 item 2) is a block after the
+ * fact with reason sync.eventfd, in Go's synchronization profile. */
+Test(engine_events, calls_that_wait_for_an_eventfd)
+{
+	ex_start(NULL);
+	cr_assert_eq(pipe(pipefd), 0);
+	pthread_t th;
+	ex_create(&th, late_writer, &gt_self);
+	two_reads(GT_CALL_EVENTFD, GT_CALL_EVENTFD);
+	ex_join(th);
+	ex_stop();
+	struct ex_trace *t = ex_read();
+	cr_assert_eq(ex_next(t, 0, GT_EV_GO_SYSCALL_BEGIN, 1), t->nev, "no system call");
+	size_t n = ex_next(t, 0, GT_EV_GO_BLOCK, 1);
+	while (n < t->nev && strcmp(ex_leaf(t, &t->ev[n], 1), "ex_read_call") != 0)
+		n = ex_next(t, n + 1, GT_EV_GO_BLOCK, 1);
+	cr_assert_lt(n, t->nev);
+	cr_assert_str_eq(ex_string(t, t->ev[n].gen, t->ev[n].args[0]), "sync.eventfd");
+	ex_free_trace(t);
+}
+
 Test(engine_events, format_26_ends_each_generation)
 {
 	ex_start((const char *const[]){ "GOTRACE_FORMAT=26", "GOTRACE_STACKS=0", NULL });
