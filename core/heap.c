@@ -188,8 +188,8 @@ static uint64_t type_id_table(struct gt_thread *t, uint64_t gen, uint64_t size, 
 	return id;
 }
 
-/* The HeapAlloc metric (docs/heap.md, "The HeapAlloc metric"): at most
- * every GT_HEAP_METRIC_NS, and, so that its largest value is the peak of
+/* The HeapAlloc metric (docs/heap.md, "The heap peak"): with a heap event
+ * when the last one is GT_HEAP_METRIC_NS old, and, so that its largest value is the peak of
  * the live figure, the peak itself: a free that takes the figure down
  * from a value above every HeapAlloc written so far writes that value
  * first, at the free's time (the figure held it until that free). At most

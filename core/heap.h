@@ -20,8 +20,8 @@
 #include "realalloc.h"
 #include "thread.h"
 
-/* The HeapAlloc metric is written at least this often while heap events
- * are (and at each peak, core/heap.c). */
+/* The HeapAlloc metric is written with a heap event when the last one is
+ * this old (and at each peak and at the end: core/heap.c). */
 #define GT_HEAP_METRIC_NS 10000000ull
 
 enum gt_heap_mode {
