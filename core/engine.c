@@ -45,6 +45,7 @@ static void thread_exit(void *v)
 	(void)v;
 	if (!t->registered || t->state == GT_T_DEAD)
 		return;
+	gt_heap_thread_end(t);
 	gt_thread_end(t);
 	/* Back to one thread (or none, after main's pthread_exit): the
 	 * flusher goes before this thread is gone, so the program is
@@ -135,6 +136,7 @@ void gt_engine_stop(void)
 {
 	if (!started || gt.finished || getpid() != gt.pid)
 		return;
+	gt_heap_final(&gt_self);
 	atomic_store(&gt.on, 0);
 	if (gt_sink_stream()) {
 		gt_flusher_final(10000); /* its descriptor keeps the reader's stream open */

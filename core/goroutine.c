@@ -74,12 +74,8 @@ void gt_main_begin(struct gt_thread *t)
 	t->g_seq = 0;
 	gt_section_born(&s, GT_T_RUNNING);
 	/* Which process this is, where `go tool trace` shows it (core/identity.h). */
-	const char *who = gt.identity + sizeof GT_IDENTITY_PREFIX;
-	struct gt_strtab *st = &gt.strings[s.gen & 1];
-	uint64_t cat = gt_strtab_put(st, GT_IDENTITY_PREFIX, sizeof GT_IDENTITY_PREFIX - 1);
-	uint64_t msg = gt_strtab_put(st, who, strlen(who));
-	if (cat && msg)
-		ev4(s.b, GT_EV_USER_LOG, ts, 0, cat, msg, main_stk);
+	atomic_store_explicit(&gt.identity_gen, 0, memory_order_relaxed); /* a forked child's first */
+	gt_section_identity(&s, ts, main_stk);
 	section_close(&s);
 out:
 	t->inside--;

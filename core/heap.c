@@ -29,23 +29,35 @@ static uint64_t sample_mean;
 /* Live bytes of the objects recorded so far: malloc_usable_size when every
  * allocation is recorded (frees of objects allocated before tracing began
  * make it undercount, never below 0 on the wire); when sampled, the
- * estimate: sum over live sampled objects of size / p(size). */
+ * estimate: sum over live sampled objects of gt_sample_weight(size), the
+ * same integer weights `gotrace heap` and `gotrace stat` add up. */
 static _Alignas(64) _Atomic int64_t live_bytes;
+/* When the last HeapAlloc was written, and the largest value any HeapAlloc
+ * carried (the peak written so far): written only with a metric. */
 static _Alignas(64) _Atomic uint64_t metric_ts;
+static _Atomic int64_t peak_written;
 
-/* Each thread keeps its own running difference and adds it to live_bytes
- * only when it grows past this (or when it writes the metric), so
- * allocating threads do not fight over one cache line. The metric is off by
- * at most this much per other thread. */
+/* Every allocation recorded: each thread keeps its own running difference
+ * and adds it to live_bytes only when it grows past this (or when it
+ * writes the metric, or ends), so allocating threads do not fight over one
+ * cache line; the metric is off by at most this much per other thread.
+ * Sampled: changes are rare (one per ~M bytes), and go straight to
+ * live_bytes, so the figure is exact. */
 #define HEAP_DELTA_FLUSH (64 * 1024)
 
-static inline void account(struct gt_thread *t, int64_t d)
+/* account adds d to the live bytes; returns the figure before, as this
+ * thread sees it. */
+static inline int64_t account(struct gt_thread *t, int64_t d)
 {
+	if (gt_heap_mode != GT_HEAP_ALL)
+		return atomic_fetch_add_explicit(&live_bytes, d, memory_order_relaxed);
+	int64_t before = atomic_load_explicit(&live_bytes, memory_order_relaxed) + t->heap_delta;
 	t->heap_delta += d;
 	if (t->heap_delta > HEAP_DELTA_FLUSH || t->heap_delta < -HEAP_DELTA_FLUSH) {
 		atomic_fetch_add_explicit(&live_bytes, t->heap_delta, memory_order_relaxed);
 		t->heap_delta = 0;
 	}
+	return before;
 }
 
 /* The thread's own type table (heaplocal.h): most allocations find their
@@ -176,7 +188,24 @@ static uint64_t type_id_table(struct gt_thread *t, uint64_t gen, uint64_t size, 
 	return id;
 }
 
-/* metric writes HeapAlloc when the last one is old enough. */
+/* The HeapAlloc metric (docs/heap.md, "The heap peak"): with a heap event
+ * when the last one is GT_HEAP_METRIC_NS old, and, so that its largest value is the peak of
+ * the live figure, the peak itself: a free that takes the figure down
+ * from a value above every HeapAlloc written so far writes that value
+ * first, at the free's time (the figure held it until that free). At most
+ * one metric per recorded free, usually none: a flat cost. The end of the
+ * trace writes the figure once more (gt_heap_final). */
+static void metric_value(struct section *s, uint64_t ts, int64_t live)
+{
+	uint64_t v = live > 0 ? (uint64_t)live : 0;
+	ev1(s->b, GT_EV_HEAP_ALLOC, ts, v);
+	atomic_store_explicit(&metric_ts, ts, memory_order_relaxed);
+	int64_t w = atomic_load_explicit(&peak_written, memory_order_relaxed);
+	while (live > w && !atomic_compare_exchange_weak_explicit(&peak_written, &w, live, memory_order_relaxed,
+								   memory_order_relaxed))
+		;
+}
+
 static void metric_write(struct section *s, uint64_t ts, uint64_t last);
 static inline void metric(struct section *s, uint64_t ts)
 {
@@ -193,7 +222,14 @@ static void metric_write(struct section *s, uint64_t ts, uint64_t last)
 	struct gt_thread *t = s->t;
 	int64_t live = atomic_fetch_add_explicit(&live_bytes, t->heap_delta, memory_order_relaxed) + t->heap_delta;
 	t->heap_delta = 0;
-	ev1(s->b, GT_EV_HEAP_ALLOC, ts, live > 0 ? (uint64_t)live : 0);
+	metric_value(s, ts, live);
+}
+
+/* peak_leaving: a free takes the figure down from before. */
+static inline void peak_leaving(struct section *s, uint64_t ts, int64_t before)
+{
+	if (__builtin_expect(before > atomic_load_explicit(&peak_written, memory_order_relaxed), 0))
+		metric_value(s, ts, before);
 }
 
 /* announced: gt_announced, errno kept (announcing a thread may make system
@@ -230,7 +266,9 @@ static inline __attribute__((always_inline)) int write_alloc(struct gt_thread *t
 	return 0;
 }
 
-static inline __attribute__((always_inline)) void write_free(struct gt_thread *t, void *p)
+/* write_free writes HeapObjectFree for p; before: the live figure before
+ * its free was accounted (account's result). */
+static inline __attribute__((always_inline)) void write_free(struct gt_thread *t, void *p, int64_t before)
 {
 	if (!announced(t))
 		return;
@@ -238,6 +276,7 @@ static inline __attribute__((always_inline)) void write_free(struct gt_thread *t
 	struct section s;
 	if (!gt_section_open(&s, t, ts))
 		return;
+	peak_leaving(&s, ts, before);
 	ev1(s.b, GT_EV_HEAP_OBJECT_FREE, ts, gt_heap_id(t->side, (uintptr_t)p));
 	metric(&s, ts);
 	section_close(&s);
@@ -334,8 +373,8 @@ void gt_heap_free_all(struct gt_thread *t, void *p)
 {
 	if (__builtin_expect(!recording(), 0))
 		return;
-	account(t, -(int64_t)gt_malloc_usable(p));
-	write_free(t, p);
+	int64_t before = account(t, -(int64_t)gt_malloc_usable(p));
+	write_free(t, p, before);
 }
 
 void gt_heap_freeing(struct gt_thread *t, void *p, int nested)
@@ -343,14 +382,14 @@ void gt_heap_freeing(struct gt_thread *t, void *p, int nested)
 	int saved = errno;
 	if (gt_heap_mode == GT_HEAP_ALL) {
 		if (!nested && recording()) {
-			account(t, -(int64_t)gt_malloc_usable(p));
-			write_free(t, p);
+			int64_t before = account(t, -(int64_t)gt_malloc_usable(p));
+			write_free(t, p, before);
 		}
 	} else {
 		uint64_t size;
 		if (gt_heapset_remove(p, &size, nested) && !nested && recording()) {
-			account(t, -(int64_t)gt_sample_weight(size, sample_mean));
-			write_free(t, p);
+			int64_t before = account(t, -(int64_t)gt_sample_weight(size, sample_mean));
+			write_free(t, p, before);
 		}
 	}
 	errno = saved;
@@ -363,15 +402,15 @@ uint64_t gt_heap_realloc_freeing(struct gt_thread *t, void *p, int nested)
 	if (gt_heap_mode == GT_HEAP_ALL) {
 		if (!nested && recording()) {
 			size_t was = gt_malloc_usable(p);
-			account(t, -(int64_t)was);
-			write_free(t, p);
+			int64_t before = account(t, -(int64_t)was);
+			write_free(t, p, before);
 			token = (uint64_t)was + 1;
 		}
 	} else {
 		uint64_t size;
 		if (gt_heapset_remove(p, &size, nested) && !nested && recording()) {
-			account(t, -(int64_t)gt_sample_weight(size, sample_mean));
-			write_free(t, p);
+			int64_t before = account(t, -(int64_t)gt_sample_weight(size, sample_mean));
+			write_free(t, p, before);
 			token = size + 1;
 		}
 	}
@@ -411,6 +450,36 @@ static void fork_child(void)
 	gt_heapid_after_fork();
 	atomic_store_explicit(&live_bytes, 0, memory_order_relaxed);
 	atomic_store_explicit(&metric_ts, 0, memory_order_relaxed);
+	atomic_store_explicit(&peak_written, 0, memory_order_relaxed);
+	gt_self.heap_delta = 0;
+}
+
+void gt_heap_thread_end(struct gt_thread *t)
+{
+	if (t->heap_delta) {
+		atomic_fetch_add_explicit(&live_bytes, t->heap_delta, memory_order_relaxed);
+		t->heap_delta = 0;
+	}
+}
+
+void gt_heap_final(struct gt_thread *t)
+{
+	if (gt_heap_mode == GT_HEAP_OFF || gt_heap_mode == GT_HEAP_UNSET || !recording() ||
+	    atomic_load_explicit(&metric_ts, memory_order_relaxed) == 0)
+		return; /* no heap event was written */
+	int saved = errno;
+	t->inside++;
+	if (announced(t)) {
+		uint64_t ts = gt_now();
+		struct section s;
+		if (gt_section_open(&s, t, ts)) {
+			gt_heap_thread_end(t);
+			metric_value(&s, ts, atomic_load_explicit(&live_bytes, memory_order_relaxed));
+			section_close(&s);
+		}
+	}
+	t->inside--;
+	errno = saved;
 }
 
 void gt_heap_configure(int events, uint64_t sample_bytes)

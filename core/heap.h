@@ -20,7 +20,8 @@
 #include "realalloc.h"
 #include "thread.h"
 
-/* The HeapAlloc metric is written at most this often. */
+/* The HeapAlloc metric is written with a heap event when the last one is
+ * this old (and at each peak and at the end: core/heap.c). */
 #define GT_HEAP_METRIC_NS 10000000ull
 
 enum gt_heap_mode {
@@ -68,6 +69,16 @@ void gt_heap_freeing(struct gt_thread *t, void *p, int nested);
 uint64_t gt_heap_realloc_freeing(struct gt_thread *t, void *p, int nested);
 void gt_heap_realloc_failed(struct gt_thread *t, void *p, uint64_t token, uintptr_t site, uintptr_t ra,
 			    uintptr_t cfa);
+
+/* gt_heap_thread_end: a thread ends; its part of the live figure goes to
+ * the shared one (every allocation recorded). */
+void gt_heap_thread_end(struct gt_thread *t);
+
+/* gt_heap_final: the trace ends (the library's destructor, t the calling
+ * thread): the HeapAlloc metric once more, the live figure now, when any
+ * heap event was written, so that a program ending at its peak has it
+ * written too. */
+void gt_heap_final(struct gt_thread *t);
 
 /* gt_malloc_usable: malloc_usable_size of the real allocator
  * (core/realalloc.h; 0 without one). */

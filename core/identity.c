@@ -34,10 +34,14 @@ static size_t put_arg(char *buf, size_t at, size_t cap, const char *a)
 	return at;
 }
 
+/* format rewrites gt.identity only when it changed: a thread writing the
+ * generation's UserLog (core/section.h) may be reading it. */
 static void format(void)
 {
-	snprintf(gt.identity, GT_IDENTITY_MAX, "%s pid=%d ppid=%d cmd=%s", GT_IDENTITY_PREFIX, (int)getpid(),
-		 (int)getppid(), cmd);
+	char now[GT_IDENTITY_MAX];
+	snprintf(now, sizeof now, "%s pid=%d ppid=%d cmd=%s", GT_IDENTITY_PREFIX, (int)getpid(), (int)getppid(), cmd);
+	if (strcmp(now, gt.identity) != 0)
+		memcpy(gt.identity, now, strlen(now) + 1);
 }
 
 void gt_identity_init(int argc, char **argv)

@@ -7,6 +7,7 @@
 #include <errno.h>
 
 #include "clock.h"
+#include "identity.h"
 #include "log.h"
 
 struct gt_batch *gt_room_slow(struct gt_thread *t, uint64_t gen, uint64_t ts)
@@ -46,6 +47,23 @@ void gt_section_proc_status(struct section *s, uint64_t ts, uint64_t pstatus)
 	p->seq = 0;
 }
 
+void gt_section_identity(struct section *s, uint64_t ts, uint64_t stk)
+{
+	uint64_t was = atomic_load_explicit(&gt.identity_gen, memory_order_relaxed);
+	if (was >= s->gen ||
+	    !atomic_compare_exchange_strong_explicit(&gt.identity_gen, &was, s->gen, memory_order_relaxed,
+						     memory_order_relaxed))
+		return;
+	int saved = errno;
+	const char *who = gt.identity + sizeof GT_IDENTITY_PREFIX;
+	struct gt_strtab *st = &gt.strings[s->gen & 1];
+	uint64_t cat = gt_strtab_put(st, GT_IDENTITY_PREFIX, sizeof GT_IDENTITY_PREFIX - 1);
+	uint64_t msg = gt_strtab_put(st, who, strnlen(who, GT_IDENTITY_MAX));
+	if (cat && msg)
+		ev4(s->b, GT_EV_USER_LOG, ts, 0, cat, msg, stk);
+	errno = saved;
+}
+
 /* restate writes the thread's G and P status at its first event in a new
  * generation (invariant 4). */
 static void restate(struct section *s, uint64_t ts)
@@ -55,6 +73,7 @@ static void restate(struct section *s, uint64_t ts)
 	switch (t->state) {
 	case GT_T_RUNNING:
 		ev3(s->b, GT_EV_GO_STATUS, ts, t->g, t->m, GT_G_RUNNING);
+		gt_section_identity(s, ts, 0);
 		break;
 	case GT_T_RUNNABLE:
 		ev3(s->b, GT_EV_GO_STATUS, ts, t->g, GT_NO_THREAD, GT_G_RUNNABLE);
@@ -66,6 +85,9 @@ static void restate(struct section *s, uint64_t ts)
 		ev3(s->b, GT_EV_GO_STATUS, ts, t->g, t->m, GT_G_SYSCALL);
 		break;
 	}
+	/* Not running now: the identity waits for its G to run. */
+	if (t->state != GT_T_RUNNING && atomic_load_explicit(&gt.identity_gen, memory_order_relaxed) < s->gen)
+		atomic_fetch_or_explicit(&t->label_pending, GT_PENDING_IDENTITY, memory_order_relaxed);
 	t->g_seq = 0;
 	t->prev_gen = t->wrote_gen;
 	t->state_before = t->state;
@@ -100,6 +122,10 @@ int gt_section_open_slow(struct section *s, struct gt_thread *t, uint64_t ts)
 void gt_section_label_slow(struct section *s, uint64_t ts)
 {
 	struct gt_thread *t = s->t;
+	if (atomic_load_explicit(&t->label_pending, memory_order_relaxed) & GT_PENDING_IDENTITY) {
+		atomic_fetch_and_explicit(&t->label_pending, ~GT_PENDING_IDENTITY, memory_order_relaxed);
+		gt_section_identity(s, ts, 0);
+	}
 	int saved = errno;
 	char name[16];
 	int n = gt_thread_take_label(t, name);

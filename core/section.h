@@ -126,6 +126,13 @@ void gt_section_proc_status(struct section *s, uint64_t ts, uint64_t pstatus);
  * state; inside its first section. */
 void gt_section_born(struct section *s, uint8_t state);
 
+/* gt_section_identity writes the process identity as a UserLog (category
+ * gotrace.process, core/identity.h) on the thread's G, at stack stk, if no
+ * thread has written it in this generation yet: the first running G of
+ * each generation does, so any window of generations (a flight-recorder
+ * snapshot) shows its process in `go tool trace`. pre: running G. */
+void gt_section_identity(struct section *s, uint64_t ts, uint64_t stk);
+
 /* gt_section_label writes GoLabel for a pending pthread_setname_np (the
  * name is taken at the thread's next event while its G runs). pre: running
  * G. Preserves errno. */

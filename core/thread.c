@@ -72,7 +72,7 @@ static void copy_label(struct gt_thread *t, const char *name)
 	strncpy(t->label, name, sizeof t->label - 1);
 	t->label[sizeof t->label - 1] = 0;
 	atomic_fetch_add_explicit(&t->label_seq, 1, memory_order_acq_rel);
-	atomic_store_explicit(&t->label_pending, 1, memory_order_release);
+	atomic_fetch_or_explicit(&t->label_pending, GT_PENDING_LABEL, memory_order_release);
 }
 
 void gt_thread_register(struct gt_thread *t, uint64_t g, uintptr_t start_pc)
@@ -269,7 +269,7 @@ void gt_thread_set_label(pthread_t th, const char *name)
 
 int gt_thread_take_label(struct gt_thread *t, char out[16])
 {
-	if (!atomic_exchange_explicit(&t->label_pending, 0, memory_order_acquire))
+	if (!(atomic_fetch_and_explicit(&t->label_pending, ~GT_PENDING_LABEL, memory_order_acquire) & GT_PENDING_LABEL))
 		return -1;
 	for (;;) {
 		uint32_t s = atomic_load_explicit(&t->label_seq, memory_order_acquire);

@@ -71,6 +71,9 @@ struct gt_side {
 	struct gt_unwind_scratch unwind;
 };
 
+#define GT_PENDING_LABEL 1
+#define GT_PENDING_IDENTITY 2
+
 struct gt_thread {
 	/* >0 while the tracer itself runs on this thread, or forever for the
 	 * flusher and dead threads: interposed calls then pass straight
@@ -134,7 +137,10 @@ struct gt_thread {
 	uintptr_t start_pc;
 
 	/* A label set by pthread_setname_np, waiting to be written as GoLabel.
-	 * label_seq is a seqlock (setters serialize on reg_lock). */
+	 * label_seq is a seqlock (setters serialize on reg_lock).
+	 * label_pending: GT_PENDING_LABEL, and GT_PENDING_IDENTITY (the
+	 * generation's identity UserLog, core/section.h), written at the
+	 * thread's next event while its G runs. */
 	_Atomic uint32_t label_seq;
 	_Atomic int label_pending;
 	char label[16];

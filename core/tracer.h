@@ -96,6 +96,7 @@ struct gt_tracer {
 	char out_pattern[4096]; /* GOTRACE_OUT as given; the file: core/sink.h */
 	int pid;               /* the process tracing (not a vfork child) */
 	char identity[1024];   /* "gotrace.process pid=..." (core/identity.h) */
+	_Atomic uint64_t identity_gen; /* the last generation given its identity UserLog */
 
 	/* The library's own mapping, skipped when unwinding. */
 	uintptr_t self_lo, self_hi;

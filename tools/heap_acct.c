@@ -286,6 +286,7 @@ static void count_free(struct tool_heap *h, uint32_t site, uint64_t size, uint32
 	h->live_objects--;
 	h->live_bytes -= size;
 	est_free(&h->est, &w, h->live_objects);
+	h->live_peak_figure -= tool_heap_sample_bytes(size, mean);
 }
 
 static int replay_alloc(struct tool_heap *h, const struct gt_event *ev)
@@ -332,10 +333,12 @@ static int replay_alloc(struct tool_heap *h, const struct gt_event *ev)
 	h->live_objects++;
 	h->live_bytes += size;
 	est_alloc(&h->est, &w);
-	if (h->est.live_bytes > h->peak_bytes) {
-		h->peak_bytes = h->est.live_bytes;
+	h->live_peak_figure += tool_heap_sample_bytes(size, h->means[h->g_mean]);
+	if ((double)h->live_peak_figure > h->peak_bytes) {
+		h->peak_bytes = (double)h->live_peak_figure;
 		h->peak_objects = h->est.live_objects;
 		h->peak_time = tool_heap_seconds(h, ev->ts, h->g_freq);
+		h->peak_ts = ev->ts;
 	}
 	return 0;
 }

@@ -101,8 +101,14 @@ struct tool_heap {
 	uint64_t live_objects, live_bytes;
 	/* Estimated (= recorded when every allocation was recorded). */
 	struct tool_hest est;
-	double peak_bytes, peak_objects; /* of est.live_bytes */
+	/* The live figure the peak is of: est.live_bytes with each object's
+	 * s·w rounded to an integer as the library's HeapAlloc metric adds it
+	 * (tools/heap_sample.h, tool_heap_sample_bytes); = live_bytes when
+	 * every allocation is recorded. */
+	uint64_t live_peak_figure;
+	double peak_bytes, peak_objects; /* of live_peak_figure, and est.live_objects then */
 	double peak_time;       /* seconds from the trace start */
+	uint64_t peak_ts;       /* the trace time of the peak's event */
 	uint64_t sampled_gens;  /* generations replayed with a mean > 0 */
 	uint64_t sample_min, sample_max; /* their means (valid if sampled_gens) */
 	uint64_t replaced;      /* allocations over a live object */

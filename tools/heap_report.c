@@ -324,7 +324,7 @@ void tool_heap_report(FILE *out, const struct tool_heap *h, const char *name, un
 		fprintf(out, "  %-12s %10llu allocations and %llu frees (%llu objects live at the end)\n", "recorded",
 			(ull)h->alloc_objects, (ull)h->free_objects, (ull)h->live_objects);
 	if (h->have_metric && h->metric_max > 0)
-		fprintf(out, "  HeapAlloc metric (%s, at most every 10 ms) peaked at %s at %.6f s\n",
+		fprintf(out, "  HeapAlloc metric (the viewer's Heap counter, %s) peaked at %s at %.6f s\n",
 			sampled(h) ? "estimated" : "usable sizes",
 			tool_human_bytes(h->metric_max, a, sizeof a), h->metric_time);
 	if (h->unknown_frees)

@@ -3,6 +3,8 @@
 #include "tools/heap_sample.h"
 
 #include <math.h>
+
+#include "core/sample.h"
 #include <string.h>
 
 /* A mean above this is nonsense (and would lose precision in doubles). */
@@ -49,6 +51,11 @@ double tool_heap_sample_weight(uint64_t size, uint64_t mean)
 	if (mean == 0 || size == 0)
 		return 1;
 	return 1 / tool_heap_sample_p(size, mean);
+}
+
+uint64_t tool_heap_sample_bytes(uint64_t size, uint64_t mean)
+{
+	return gt_sample_weight(size, mean);
 }
 
 double tool_heap_sample_var(uint64_t size, uint64_t mean, double x)

@@ -45,6 +45,12 @@ double tool_heap_sample_p(uint64_t size, uint64_t mean);
  * records one, so a recorded one stands for itself). */
 double tool_heap_sample_weight(uint64_t size, uint64_t mean);
 
+/* tool_heap_sample_bytes is s·w(s) as the library adds it to the live
+ * figure of its HeapAlloc metric (core/sample.h, gt_sample_weight: rounded
+ * to an integer; s when mean = 0), so that the peaks of `gotrace heap`,
+ * `gotrace stat` and the metric are the same number. */
+uint64_t tool_heap_sample_bytes(uint64_t size, uint64_t mean);
+
 /* tool_heap_sample_var is what one recorded allocation adds to the estimated
  * variance of a count estimate (objects: x = 1; bytes: x = size): x²(1-p)/p²,
  * whose sum over the recorded allocations is an unbiased estimate of the

@@ -389,10 +389,10 @@ int tool_stat_event(struct tool_stat *s, uint64_t m, const struct gt_event *ev)
 		return enter(s, t, TOOL_S_RUNNABLE, now, 0, TOOL_STAT_NONE);
 	}
 	case GT_EV_HEAP_ALLOC:
-		if (!s->have_heap_metric || ev->args[0] > s->heap_peak) {
+		if (!s->have_heap_metric || ev->args[0] > s->metric_peak) {
 			s->have_heap_metric = true;
-			s->heap_peak = ev->args[0];
-			s->heap_peak_at = now;
+			s->metric_peak = ev->args[0];
+			s->metric_peak_at = now;
 		}
 		return 0;
 	case GT_EV_HEAP_OBJECT_ALLOC:
@@ -477,6 +477,18 @@ void tool_stat_finish(struct tool_stat *s)
 	if (s->finished)
 		return;
 	s->finished = true;
+	/* The heap peak (stat_acct.h): the events' replay, else the metric. A
+	 * replay that failed counts its complete generations, as stat does. */
+	const struct tool_heap *h = s->heap;
+	if (h && h->events > 0) {
+		s->have_heap_peak = s->heap_peak_from_events = true;
+		s->heap_peak = (uint64_t)(h->peak_bytes + 0.5);
+		s->heap_peak_at = h->peak_bytes > 0 ? tool_stat_ns(s, h->peak_ts) : s->t_first;
+	} else if (s->have_heap_metric) {
+		s->have_heap_peak = true;
+		s->heap_peak = s->metric_peak;
+		s->heap_peak_at = s->metric_peak_at;
+	}
 	for (size_t i = 0; i < s->nth; i++) {
 		struct tool_sthread *t = &s->th[i];
 		if (t->state == TOOL_S_DEAD)

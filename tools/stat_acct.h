@@ -45,6 +45,7 @@
 
 #include "encoder/reader.h"
 #include "tools/gen_tables.h"
+#include "tools/heap_acct.h"
 #include "tools/heap_map.h"
 #include "tools/heap_sites.h"
 #include "tools/ident.h"
@@ -122,6 +123,15 @@ struct tool_stat {
 	uint64_t t_first, t_last;     /* first and last event */
 	uint64_t heap_events;         /* HeapObjectAlloc/Free */
 	bool have_heap_metric;        /* HeapAlloc seen */
+	uint64_t metric_peak, metric_peak_at; /* its largest value, and when */
+	/* The heap peak: from the heap object events, replayed by `gotrace
+	 * heap`'s own accounting (heap, fed every batch), so the two commands
+	 * print the same peak; from the HeapAlloc metric when the trace has
+	 * no object events (or their replay failed). */
+	struct tool_heap *heap;       /* NULL: out of memory */
+	bool heap_failed;
+	bool have_heap_peak;
+	bool heap_peak_from_events;
 	uint64_t heap_peak, heap_peak_at;
 	uint64_t heap_sample_bytes;   /* heap events sampled with this mean (tools/heap_sample.h); 0: all recorded */
 	uint64_t anomalies;           /* events that fit no goroutine's state (ignored) */

@@ -39,6 +39,11 @@ int tool_stat_init(struct tool_stat *s)
 	tool_gen_init(&s->tables);
 	tool_replay_init(&s->replay, NULL);
 	s->freq = FALLBACK_FREQ;
+	s->heap = malloc(sizeof *s->heap);
+	if (s->heap && tool_heap_init(s->heap)) {
+		free(s->heap);
+		s->heap = NULL;
+	}
 	if (tool_sites_init(&s->sites))
 		return tool_stat_oom(s);
 	return 0;
@@ -52,6 +57,10 @@ void tool_stat_free(struct tool_stat *s)
 	tool_sites_free(&s->sites);
 	tool_gen_free(&s->tables);
 	tool_replay_free(&s->replay);
+	if (s->heap) {
+		tool_heap_release(s->heap);
+		free(s->heap);
+	}
 	void *arrays[] = { s->th, s->waits, s->syscalls };
 	for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++)
 		free(arrays[i]);
@@ -119,6 +128,8 @@ int tool_stat_batch(struct tool_stat *s, const struct gt_rbatch *b)
 {
 	if (s->finished)
 		return failf(s, "batch at offset %llu after the end of the accounting", (ull)b->offset);
+	if (s->heap && !s->heap_failed && tool_heap_batch(s->heap, b))
+		s->heap_failed = true;
 	if (b->kind == GT_BATCH_END_OF_GEN)
 		return end_gen(s);
 	if (s->gen_open && b->gen != s->gen && end_gen(s))
@@ -142,6 +153,8 @@ int tool_stat_batch(struct tool_stat *s, const struct gt_rbatch *b)
 int tool_stat_end(struct tool_stat *s)
 {
 	int rc = s->finished ? 0 : end_gen(s);
+	if (s->heap && !s->heap_failed && !s->finished && tool_heap_end(s->heap))
+		s->heap_failed = true;
 	tool_stat_finish(s);
 	return rc;
 }

@@ -493,15 +493,16 @@ int tool_stat_report(FILE *out, const struct tool_stat *s, const char *name, uns
 	if (rc == 0 && v.live)
 		fprintf(out, " (%zu alive at the end)", v.live);
 	fprintf(out, "\n  span %s (first to last event)\n", DUR(s->have_time ? s->t_last - s->t_first : 0));
-	if (s->have_heap_metric)
-		fprintf(out, "  heap peak %s (HeapAlloc) at %s; %llu heap object events\n",
-			tool_human_bytes(s->heap_peak, a, sizeof a), DUR(s->heap_peak_at - s->t_first), (ull)s->heap_events);
+	if (s->have_heap_peak)
+		fprintf(out, "  heap peak %s (%s) at %s; %llu heap object events\n",
+			tool_human_bytes(s->heap_peak, a, sizeof a),
+			s->heap_peak_from_events ? "live heap objects" : "HeapAlloc",
+			DUR(s->heap_peak_at > s->t_first ? s->heap_peak_at - s->t_first : 0), (ull)s->heap_events);
 	else if (s->heap_events)
-		fprintf(out, "  heap: %llu heap object events, no HeapAlloc metric (see `gotrace heap`)\n",
-			(ull)s->heap_events);
-	if (s->heap_sample_bytes && (s->have_heap_metric || s->heap_events))
+		fprintf(out, "  heap: %llu heap object events (see `gotrace heap`)\n", (ull)s->heap_events);
+	if (s->heap_sample_bytes && (s->have_heap_peak || s->heap_events))
 		fprintf(out, "  heap events sampled: about one allocation per %s allocated recorded (mean %llu B);\n"
-			     "  the HeapAlloc peak is an estimate, `gotrace heap` scales the samples to estimates\n",
+			     "  the heap peak is an estimate, the samples scaled as `gotrace heap` scales them\n",
 			tool_human_bytes(s->heap_sample_bytes, a, sizeof a), (ull)s->heap_sample_bytes);
 	if (s->anomalies)
 		fprintf(out, "  %llu events did not fit their thread's state and were ignored\n", (ull)s->anomalies);
@@ -707,16 +708,20 @@ int tool_stat_json(FILE *out, const struct tool_stat *s, const char *name, unsig
 	json_sec(out, s->have_time ? s->t_last - s->t_first : 0);
 	fprintf(out, ", \"start_ns\": %llu, \"end_ns\": %llu},\n", (ull)s->t_first, (ull)s->t_last);
 	fprintf(out, "  \"heap\": ");
-	if (s->have_heap_metric || s->heap_events) {
+	if (s->have_heap_peak || s->heap_events) {
 		fprintf(out, "{\"object_events\": %llu, \"sample_bytes\": %llu, \"peak_bytes\": ", (ull)s->heap_events,
 			(ull)s->heap_sample_bytes);
-		if (s->have_heap_metric) {
+		if (s->have_heap_peak) {
 			fprintf(out, "%llu, \"peak_at\": ", (ull)s->heap_peak);
-			json_sec(out, s->heap_peak_at - t0);
-			fprintf(out, ", \"source\": \"HeapAlloc\"}");
+			json_sec(out, s->heap_peak_at > t0 ? s->heap_peak_at - t0 : 0);
+			fprintf(out, ", \"source\": \"%s\"", s->heap_peak_from_events ? "events" : "HeapAlloc");
 		} else {
-			fprintf(out, "null, \"peak_at\": null, \"source\": null}");
+			fprintf(out, "null, \"peak_at\": null, \"source\": null");
 		}
+		if (s->have_heap_metric)
+			fprintf(out, ", \"metric_peak_bytes\": %llu}", (ull)s->metric_peak);
+		else
+			fprintf(out, ", \"metric_peak_bytes\": null}");
 	} else {
 		fprintf(out, "null");
 	}

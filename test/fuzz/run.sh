@@ -24,7 +24,7 @@ fi
 
 SRC=(test/fuzz/fuzz_reader.c encoder/*.c tools/heap_acct.c tools/heap_map.c tools/heap_sites.c
      tools/heap_report.c tools/heap_pprof.c tools/heap_sample.c tools/pprof.c tools/gzip.c
-     tools/replay.c tools/gen_tables.c tools/units.c)
+     tools/replay.c tools/gen_tables.c tools/units.c core/sample.c)
 OUT=build/fuzz
 
 build() {

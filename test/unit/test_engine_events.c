@@ -360,3 +360,44 @@ Test(engine_events, the_flusher_writes_the_end_while_threads_run)
 	ex_unlock(&held); /* untraced from here on */
 	pthread_join(th, NULL);
 }
+
+static void *advance_and_end(void *arg)
+{
+	(void)arg;
+	sleep_ms(5);
+	gt_advance(0);
+	return NULL;
+}
+
+/* Each generation shows its process in the viewer: a UserLog of category
+ * gotrace.process, once, by the first goroutine that runs in it (the main
+ * one here), also when it was blocked as the generation began. */
+Test(engine_events, identity_log_in_every_generation)
+{
+	ex_start(NULL);
+	for (int k = 0; k < 3; k++) {
+		gt_advance(0);
+		ex_yield();
+	}
+	pthread_t th;
+	ex_create(&th, advance_and_end, NULL);
+	ex_join(th); /* blocked across the switch */
+	ex_yield();
+	ex_stop();
+	struct ex_trace *t = ex_read();
+	cr_assert_geq(t->gens, 5);
+	unsigned per_gen[64] = { 0 };
+	char want[64];
+	snprintf(want, sizeof want, "pid=%d ", (int)getpid());
+	for (size_t i = ex_next(t, 0, GT_EV_USER_LOG, 0); i < t->nev; i = ex_next(t, i + 1, GT_EV_USER_LOG, 0)) {
+		const struct ex_ev *e = &t->ev[i];
+		if (strcmp(ex_string(t, e->gen, e->args[1]), "gotrace.process") != 0)
+			continue;
+		cr_assert(strncmp(ex_string(t, e->gen, e->args[2]), want, strlen(want)) == 0);
+		if (e->gen < 64)
+			per_gen[e->gen]++;
+	}
+	for (uint64_t g = t->first_gen; g < t->first_gen + t->gens && g < 64; g++)
+		cr_assert_eq(per_gen[g], 1, "generation %llu: %u identity logs", (unsigned long long)g, per_gen[g]);
+	ex_free_trace(t);
+}

@@ -2,9 +2,11 @@
  * types (the AllocFree type tables), frees, and sampling. */
 #include <criterion/criterion.h>
 #include <stdio.h>
+#include <malloc.h>
 #include <string.h>
 
 #include "core/advance.h"
+#include "core/sample.h"
 #include "encoder/wire.h"
 #include "test_engine_fixture.h"
 
@@ -82,5 +84,66 @@ Test(engine_heap, sampled_allocations_are_a_sample)
 	for (size_t i = 0; i < t->nstr; i++)
 		found |= strcmp(t->str[i].s, "gotrace.heap sample_bytes=4096") == 0;
 	cr_assert(found, "the sampling mean in the strings");
+	ex_free_trace(t);
+}
+
+/* max_metric: the largest HeapAlloc of the trace, and how many there are. */
+static uint64_t max_metric(const struct ex_trace *t, size_t *n)
+{
+	uint64_t max = 0;
+	*n = 0;
+	for (size_t i = ex_next(t, 0, GT_EV_HEAP_ALLOC, 0); i < t->nev; i = ex_next(t, i + 1, GT_EV_HEAP_ALLOC, 0)) {
+		(*n)++;
+		if (t->ev[i].args[0] > max)
+			max = t->ev[i].args[0];
+	}
+	return max;
+}
+
+/* The HeapAlloc metric carries the peak even when the program's whole life
+ * is shorter than its 10 ms period (docs/heap.md, "The heap peak"). */
+Test(engine_heap, the_metric_carries_the_peak_sampled)
+{
+	ex_start((const char *const[]){ "GOTRACE_MALLOC=4KB", NULL });
+	enum { N = 4000 };
+	static void *p[N];
+	for (int i = 0; i < N; i++)
+		p[i] = ex_malloc(64);
+	for (int i = 0; i < N; i++)
+		ex_free(p[i]);
+	ex_stop();
+	struct ex_trace *t = ex_read();
+	size_t allocs = ex_count(t, GT_EV_HEAP_OBJECT_ALLOC, 1), n;
+	cr_assert_gt(allocs, 10);
+	uint64_t max = max_metric(t, &n);
+	cr_assert_eq(max, allocs * gt_sample_weight(64, 4096), "every sampled object live at the peak");
+	cr_assert_leq(n, allocs + 2, "at most one metric per recorded free, and the end");
+	size_t last = 0;
+	for (size_t i = ex_next(t, 0, GT_EV_HEAP_ALLOC, 0); i < t->nev; i = ex_next(t, i + 1, GT_EV_HEAP_ALLOC, 0))
+		last = i;
+	cr_assert_eq(t->ev[last].args[0], 0, "the end: nothing live");
+	ex_free_trace(t);
+}
+
+Test(engine_heap, the_metric_carries_the_peak_every_allocation)
+{
+	ex_start((const char *const[]){ "GOTRACE_MALLOC=all", NULL });
+	void *a = ex_malloc(24), *b = ex_malloc(1000);
+	uint64_t peak = malloc_usable_size(a) + malloc_usable_size(b);
+	ex_free(a);
+	void *c = ex_malloc(10); /* lower than the peak */
+	ex_free(c);
+	ex_free(b);
+	void *d = ex_malloc(5000); /* a new peak, at the end */
+	ex_stop();
+	struct ex_trace *t = ex_read();
+	size_t n;
+	uint64_t max = max_metric(t, &n);
+	cr_assert_eq(max, malloc_usable_size(d), "the end's figure is the last peak");
+	int seen = 0;
+	for (size_t i = ex_next(t, 0, GT_EV_HEAP_ALLOC, 0); i < t->nev; i = ex_next(t, i + 1, GT_EV_HEAP_ALLOC, 0))
+		seen |= t->ev[i].args[0] == peak;
+	cr_assert(seen, "the first peak, written by the free that left it");
+	free(d);
 	ex_free_trace(t);
 }

@@ -673,7 +673,7 @@ Test(stat_report, json_object, .init = setup, .fini = teardown)
 		"\"trace\": \"scenario.trace\"", "\"format\": 26", "\"complete\": true", "\"error\": null",
 		"\"generations\": {\"count\": 3, \"first\": 1, \"last\": 3}", "\"events\": 26",
 		"\"span\": {\"seconds\": 0.399000000,",
-		"\"heap\": {\"object_events\": 0, \"sample_bytes\": 0, \"peak_bytes\": 8192, \"peak_at\": 0.249000000, \"source\": \"HeapAlloc\"}",
+		"\"heap\": {\"object_events\": 0, \"sample_bytes\": 0, \"peak_bytes\": 8192, \"peak_at\": 0.249000000, \"source\": \"HeapAlloc\", \"metric_peak_bytes\": 8192}",
 		"{\"g\": 2, \"m\": 200, \"function\": \"worker_fn\", \"label\": \"w-1\", \"start\": 0.001000000, "
 		"\"end\": 0.299000000, \"ended\": true, \"waits\": 1, \"syscalls\": 1, \"lifetime\": 0.298000000, "
 		"\"running\": 0.044880000, \"runnable\": 0.003120000, \"syscall\": 0.050000000, \"sleep\": 0.000000000, "
