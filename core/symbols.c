@@ -38,6 +38,7 @@
 #include "modules.h"
 #include "radix.h"
 #include "symfile.h"
+#include "sys.h"
 
 #include <dlfcn.h>
 #include <dwarf.h>
@@ -828,7 +829,7 @@ static char *exe_path(const char **link)
 	if (!buf)
 		return NULL;
 	for (size_t i = 0; i < sizeof links / sizeof *links; i++) {
-		long n = syscall(SYS_readlink, links[i], buf, PATH_MAX - 1);
+		long n = gt_sys_call(SYS_readlink, links[i], buf, PATH_MAX - 1);
 		if (n > 0) {
 			buf[n] = '\0';
 			*link = links[i];
