@@ -24,8 +24,17 @@ struct gt_thread;
 
 /* What a call waits in: a socket (GoBlock "network"), the kernel (a
  * syscall), time alone (GoBlock "sleep": select/poll without descriptors),
- * a signal (GoBlock "sync.signal": pause, sigsuspend, the sigwait family). */
-enum gt_call_kind { GT_CALL_NETWORK = 1, GT_CALL_SYSCALL = 2, GT_CALL_SLEEP = 3, GT_CALL_SIGNAL = 4 };
+ * a signal (GoBlock "sync.signal": pause, sigsuspend, the sigwait family),
+ * another thread's futex wake (GoBlock "sync.futex": syscall(SYS_futex,
+ * FUTEX_WAIT...), interpose/syscall.c). */
+enum gt_call_kind {
+	GT_CALL_NETWORK = 1,
+	GT_CALL_SYSCALL = 2,
+	GT_CALL_SLEEP = 3,
+	GT_CALL_SIGNAL = 4,
+	/* issue 15 item 1: raw futex waits */
+	GT_CALL_FUTEX = 5,
+};
 
 /* gt_call_reason: the GoBlock reason of a call of this kind, 0 for a
  * syscall. */
@@ -35,6 +44,7 @@ static inline uint64_t gt_call_reason(int kind)
 	case GT_CALL_NETWORK: return GT_STR_NETWORK;
 	case GT_CALL_SLEEP: return GT_STR_SLEEP;
 	case GT_CALL_SIGNAL: return GT_STR_SYNC_SIGNAL;
+	case GT_CALL_FUTEX: return GT_STR_SYNC_FUTEX;
 	default: return 0;
 	}
 }

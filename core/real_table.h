@@ -180,7 +180,10 @@
 	NEED(sigwait, "sigwait", NULL, int, (const sigset_t *set, int *sig))                                              \
 	NEED(sigwaitinfo, "sigwaitinfo", NULL, int, (const sigset_t *set, siginfo_t *info))                               \
 	NEED(sigtimedwait, "sigtimedwait", NULL, int,                                                                     \
-	     (const sigset_t *set, siginfo_t *info, const struct timespec *timeout))
+	     (const sigset_t *set, siginfo_t *info, const struct timespec *timeout))                          \
+                                                                                                                   \
+	/* issue 15 item 1: raw futex waits (syscall(SYS_futex, ...)) */                                                 \
+	NEED(syscall, "syscall", NULL, long, (long number, ...))
 
 /* The fallback body of an allocation function the allocator does not have. */
 #define GT_MISSING_NOMEM { errno = ENOMEM; return NULL; }

@@ -17,6 +17,8 @@ const char *const gt_fixed_strings[GT_STR_FIRST_DYNAMIC] = {
 	[GT_STR_YIELD] = "sched_yield",
 	[GT_STR_NETWORK] = "network",
 	[GT_STR_SYNC_SIGNAL] = "sync.signal",
+	/* issue 15 item 1: raw futex waits */
+	[GT_STR_SYNC_FUTEX] = "sync.futex",
 };
 
 void gt_strtab_init(struct gt_strtab *t)

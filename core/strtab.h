@@ -25,6 +25,8 @@ enum gt_str {
 	GT_STR_YIELD,         /* "sched_yield": GoStop reason */
 	GT_STR_NETWORK,       /* "network": socket waits */
 	GT_STR_SYNC_SIGNAL,   /* "sync.signal": pause, sigsuspend, sigwait... */
+	/* issue 15 item 1: raw futex waits */
+	GT_STR_SYNC_FUTEX,    /* "sync.futex": syscall(SYS_futex, FUTEX_WAIT...) */
 	GT_STR_FIRST_DYNAMIC,
 };
 

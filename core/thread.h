@@ -123,6 +123,9 @@ struct gt_thread {
 	uint8_t call_kind;
 	uint8_t call_stack;   /* block_pcs holds the pending call's whole stack */
 	uintptr_t call_site, call_caller;
+	/* The word a futex call waits on, while the thread counts itself a
+	 * waiter on it (gt_call_begin_key, core/wake.h); else 0. */
+	uintptr_t call_key;
 
 	/* Thread start routine (exact pc) when the thread came through our
 	 * pthread_create, else 0. */
