@@ -15,5 +15,6 @@ void *gt_mem_alloc(size_t n) { return malloc(n); }
 void *gt_mem_calloc(size_t n, size_t size) { return calloc(n, size); }
 void *gt_mem_realloc(void *p, size_t n) { return realloc(p, n); }
 void gt_mem_free(void *p) { free(p); }
+void gt_mem_free_returned(void *p) { free(p); }
 char *gt_mem_strdup(const char *s) { return strdup(s); }
 int gt_modules_dlclose(void *handle) { return dlclose(handle); }

@@ -153,7 +153,7 @@ static char *demangle_with(demangle_fn fn, const char *name)
 	int status = -1;
 	char *out = fn(name, NULL, NULL, &status);
 	if (status != 0) {
-		gt_mem_free(out);
+		gt_mem_free_returned(out);
 		return NULL;
 	}
 	return out;
@@ -203,7 +203,7 @@ static const char *intern_name(struct gt_symbolizer *s, const char *name)
 	if (!d)
 		return intern(s, name);
 	const char *r = intern(s, d);
-	gt_mem_free(d);
+	gt_mem_free_returned(d);
 	return r;
 }
 
