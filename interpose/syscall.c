@@ -28,11 +28,11 @@
 
 #include "interpose.h"
 
-#ifdef SYS_futex_waitv
-#define FUTEX_WAITV SYS_futex_waitv
-#else
-#define FUTEX_WAITV (-1L)
+/* futex_waitv (Linux 5.16): the same number on x86_64 and aarch64. */
+#ifndef SYS_futex_waitv
+#define SYS_futex_waitv 449
 #endif
+#define FUTEX_WAITV SYS_futex_waitv
 #ifndef FUTEX_LOCK_PI2
 #define FUTEX_LOCK_PI2 13
 #endif
@@ -55,7 +55,7 @@ static inline int futex_op_in(long op, unsigned set)
 
 /* futex_wait: a futex wait; key is the word waited on
  * (0 for futex_waitv: several words, no waker recorded). */
-static long futex_wait(long n, long a, long b, long c, long d, long e, long f, uintptr_t key, uintptr_t ra,
+static GT_SLOW long futex_wait(long n, long a, long b, long c, long d, long e, long f, uintptr_t key, uintptr_t ra,
 			       uintptr_t cfa)
 {
 	struct gt_thread *t = gt_enter();
@@ -67,40 +67,81 @@ static long futex_wait(long n, long a, long b, long c, long d, long e, long f, u
 	return r;
 }
 
-/* The exported syscall is variadic; it is defined here with seven long
- * parameters under the same assembler name. The x86_64 and aarch64 Linux
- * calling conventions pass a variadic call's integer arguments exactly as a
- * prototyped one's (registers, then the stack), so the parameters hold what
- * va_arg would read — as libc's own syscall(), written in assembly, reads
- * them — and the fast path is a few compares and a tail jump to libc's
- * (va_start would spill every register and keep a frame). Arguments a
- * caller did not pass are whatever those registers held, forwarded
- * unchanged, as libc's would hand them to the kernel. */
-#if !defined(__x86_64__) && !defined(__aarch64__)
-#error "interpose/syscall.c: the seven-long-parameter definition of syscall() is for x86_64 and aarch64"
-#endif
-long gt_syscall(long n, long a, long b, long c, long d, long e, long f) __asm__("syscall");
-/* futex_call: a futex system call (n: SYS_futex or SYS_futex_waitv), from
- * the exported syscall at return address ra, CFA cfa. */
-static GT_SLOW long futex_call(long n, long a, long b, long c, long d, long e, long f, uintptr_t ra, uintptr_t cfa)
+/* futex_woke: a wake of word a (and of e for FUTEX_WAKE_OP) that a traced
+ * thread may wait on: the release's record, as pthread_mutex_unlock's. */
+static GT_SLOW void futex_woke(long a, long b, long e, uintptr_t ra)
 {
-	if (n == FUTEX_WAITV)
-		return futex_wait(n, a, b, c, d, e, f, 0, ra, cfa);
-	if (futex_op_in(b, WAIT_OPS))
-		return futex_wait(n, a, b, c, d, e, f, (uintptr_t)a, ra, cfa);
-	if (futex_op_in(b, WAKE_OPS)) {
-		if (gt_has_waiters((uintptr_t)a))
-			gt_wake_release((uintptr_t)a, GT_FN(syscall), ra);
-		/* FUTEX_WAKE_OP wakes the second word's waiters too. */
-		if (((unsigned)b & FUTEX_CMD_MASK) == FUTEX_WAKE_OP && gt_has_waiters((uintptr_t)e))
-			gt_wake_release((uintptr_t)e, GT_FN(syscall), ra);
-	}
-	return GT_REAL(syscall)(n, a, b, c, d, e, f);
+	if (gt_has_waiters((uintptr_t)a))
+		gt_wake_release((uintptr_t)a, GT_FN(syscall), ra);
+	if (((unsigned)b & FUTEX_CMD_MASK) == FUTEX_WAKE_OP && gt_has_waiters((uintptr_t)e))
+		gt_wake_release((uintptr_t)e, GT_FN(syscall), ra);
 }
 
-GT_EXPORT long gt_syscall(long n, long a, long b, long c, long d, long e, long f)
+/* The exported syscall is variadic. Its arguments are read as seven longs:
+ * the x86_64 and aarch64 Linux calling conventions pass a variadic call's
+ * integer arguments exactly as a prototyped one's (registers, then the
+ * stack), so these parameters hold what va_arg would read, as libc's own
+ * syscall(), written in assembly, reads them. Arguments a caller did not
+ * pass are whatever those registers held, forwarded unchanged, as libc
+ * would hand them to the kernel.
+ *
+ * On x86_64 the exported symbol is a stub in assembly (below) that jumps
+ * to libc's syscall for every number but the futex ones, with the caller's
+ * registers and stack untouched: six instructions, no frame. The futex
+ * numbers (and every call before libc's is resolved) jump to gt_syscall_c,
+ * which then runs as if the program had called it: its return address and
+ * CFA are the program's call's. Elsewhere gt_syscall_c is the export. */
+#if defined(__x86_64__)
+#define GT_SYSCALL_C_NAME "gt_syscall_c"
+#define GT_SYSCALL_C_VIS __attribute__((visibility("hidden"), used))
+#elif defined(__aarch64__)
+#define GT_SYSCALL_C_NAME "syscall"
+#define GT_SYSCALL_C_VIS GT_EXPORT
+#else
+#error "interpose/syscall.c: the seven-long-parameter reading of syscall()'s arguments is for x86_64 and aarch64"
+#endif
+
+/* Where the stub jumps for a number that is not a futex one: libc's
+ * syscall once resolved, gt_syscall_c until then. */
+long (*gt_syscall_next)(long, ...) __attribute__((visibility("hidden")));
+
+long gt_syscall_c(long n, long a, long b, long c, long d, long e, long f) __asm__(GT_SYSCALL_C_NAME);
+GT_SYSCALL_C_VIS long gt_syscall_c(long n, long a, long b, long c, long d, long e, long f)
 {
-	if (__builtin_expect(n != SYS_futex && n != FUTEX_WAITV, 1))
-		return GT_REAL(syscall)(n, a, b, c, d, e, f);
-	return futex_call(n, a, b, c, d, e, f, GT_RA(), GT_CFA());
+	if (n == SYS_futex) {
+		if (futex_op_in(b, WAIT_OPS))
+			return futex_wait(n, a, b, c, d, e, f, (uintptr_t)a, GT_RA(), GT_CFA());
+		if (futex_op_in(b, WAKE_OPS) &&
+		    __builtin_expect(gt_has_waiters((uintptr_t)a) ||
+					     (((unsigned)b & FUTEX_CMD_MASK) == FUTEX_WAKE_OP && gt_has_waiters((uintptr_t)e)),
+				     0))
+			futex_woke(a, b, e, GT_RA());
+	} else if (n == FUTEX_WAITV) {
+		return futex_wait(n, a, b, c, d, e, f, 0, GT_RA(), GT_CFA());
+	}
+	long (*real)(long, ...) = GT_REAL(syscall);
+	__atomic_store_n(&gt_syscall_next, real, __ATOMIC_RELAXED);
+	return real(n, a, b, c, d, e, f);
 }
+
+#if defined(__x86_64__)
+#define GT_STR_(x) #x
+#define GT_STR(x) GT_STR_(x)
+__asm__(".text\n"
+	".globl syscall\n"
+	".type syscall, @function\n"
+	".p2align 4\n"
+	"syscall:\n"
+	".cfi_startproc\n"
+	"	cmpq $" GT_STR(SYS_futex) ", %rdi\n"
+	"	je 1f\n"
+	"	cmpq $" GT_STR(FUTEX_WAITV) ", %rdi\n"
+	"	je 1f\n"
+	"	movq gt_syscall_next(%rip), %r11\n" /* not %rax: %al counts vector arguments */
+	"	testq %r11, %r11\n"
+	"	je 1f\n"
+	"	jmp *%r11\n"
+	"1:	jmp gt_syscall_c\n"
+	".cfi_endproc\n"
+	".size syscall, .-syscall\n");
+#endif
