@@ -62,7 +62,7 @@ void gt_advance_start(uint64_t ts)
 
 static void fence_all_threads(void)
 {
-	if (gt.asym_fence && syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) == 0)
+	if (gt.asym_fence && gt_sys_call(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) == 0)
 		return;
 	gt.asym_fence = 0; /* fall back to fences on both sides from now on */
 	atomic_thread_fence(memory_order_seq_cst);

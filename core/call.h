@@ -26,10 +26,13 @@ struct gt_thread;
  * syscall), time alone (GoBlock "sleep": select/poll without descriptors),
  * a signal (GoBlock "sync.signal": pause, sigsuspend, the sigwait family),
  * an eventfd (GoBlock "sync.eventfd": a readiness wait for another thread's
- * wake-up, issue 15 item 2; core/readiness.h has the rule). */
+ * wake-up, issue 15 item 2; core/readiness.h has the rule), another thread's
+ * futex wake (GoBlock "sync.futex": syscall(SYS_futex, FUTEX_WAIT...),
+ * interpose/syscall.c). */
 enum gt_call_kind {
 	GT_CALL_NETWORK = 1, GT_CALL_SYSCALL = 2, GT_CALL_SLEEP = 3, GT_CALL_SIGNAL = 4,
 	GT_CALL_EVENTFD = 5, /* issue 15 item 2 */
+	GT_CALL_FUTEX = 6,   /* issue 15 item 1: raw futex waits */
 };
 
 /* gt_call_reason: the GoBlock reason of a call of this kind, 0 for a
@@ -41,6 +44,7 @@ static inline uint64_t gt_call_reason(int kind)
 	case GT_CALL_SLEEP: return GT_STR_SLEEP;
 	case GT_CALL_SIGNAL: return GT_STR_SYNC_SIGNAL;
 	case GT_CALL_EVENTFD: return GT_STR_SYNC_EVENTFD;
+	case GT_CALL_FUTEX: return GT_STR_SYNC_FUTEX;
 	default: return 0;
 	}
 }

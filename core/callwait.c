@@ -7,6 +7,7 @@
 #include "event.h"
 #include "inline.h"
 #include "sys.h"
+#include "wake.h"
 
 void gt_call_begin_slow(struct gt_thread *t, int kind, uintptr_t site, uintptr_t caller)
 {
@@ -33,10 +34,33 @@ static void switch_during_call(struct gt_thread *t)
 	errno = saved;
 }
 
-void gt_call_end(struct gt_thread *t)
+void gt_call_begin_key(struct gt_thread *t, int kind, uintptr_t site, uintptr_t caller, uintptr_t key)
+{
+	gt_call_begin(t, kind, site, caller);
+	if (key && atomic_load_explicit(&t->call_t0, memory_order_relaxed) != 0) {
+		t->call_key = key;
+		gt_waiter_add(key, 1);
+	}
+}
+
+/* waker: who ended a wait on key (0: none) begun at t0 that returned at
+ * *uts, woken or not: the number of frames of the waker's [site, caller]
+ * put in pcs, with *uts set to its release time, when a record is found;
+ * else 0 (the GoUnblock then carries the wait's own stack, at the return). */
+static unsigned waker(uintptr_t key, int woken, uint64_t t0, uint64_t *uts, uintptr_t *pcs)
+{
+	return woken && key ? gt_wake_find(key, t0, *uts, pcs, uts) : 0;
+}
+
+static void call_end(struct gt_thread *t, int woken)
 {
 	t->quiet--; /* the call is over: from here on this is tracer work */
 	uint64_t now = gt_now();
+	uintptr_t key = t->call_key;
+	if (key) {
+		t->call_key = 0;
+		gt_waiter_add(key, -1);
+	}
 	if (__builtin_expect(now >= atomic_load_explicit(&gt_inline_due, memory_order_relaxed), 0) &&
 	    atomic_load_explicit(&t->call_t0, memory_order_relaxed) != 0)
 		switch_during_call(t);
@@ -58,11 +82,17 @@ void gt_call_end(struct gt_thread *t)
 		v = GT_CALL_CONVERTED;
 	}
 	struct section s;
+	uintptr_t wpcs[GT_WAKE_FRAMES];
+	uint64_t uts = now;
 	if (v == GT_CALL_CONVERTED) {
-		if (!gt_section_open(&s, t, now))
+		/* the section opens at the release time: the GoUnblock is its
+		 * first event (statuses re-stated before it) */
+		unsigned wn = t->state == GT_T_BLOCKED ? waker(key, woken, t->block_ts, &uts, wpcs) : 0;
+		if (!gt_section_open(&s, t, uts))
 			goto out;
 		if (t->state == GT_T_BLOCKED) {
-			gt_event_wake_self(&s, now, now, gt_stack_id(t, s.gen, t->block_pcs, t->block_n));
+			uint64_t stk = wn ? gt_stack_id(t, s.gen, wpcs, wn) : gt_stack_id(t, s.gen, t->block_pcs, t->block_n);
+			gt_event_wake_self(&s, uts, now, stk);
 		} else if (t->state == GT_T_SYSCALL) {
 			ev0(s.b, GT_EV_GO_SYSCALL_END, now);
 			t->state = GT_T_RUNNING;
@@ -73,7 +103,7 @@ void gt_call_end(struct gt_thread *t)
 	/* A wait worth showing that no generation switch saw: write it now,
 	 * from its start v (to the jump that left it, if it did not return). */
 	if (t->call_left && t->call_jumped > v && t->call_jumped < now)
-		now = t->call_jumped;
+		now = uts = t->call_jumped;
 	struct gt_event e;
 	if (!gt_event_open(&e, t, t->call_site, GT_EVENT_WAIT, v))
 		goto out;
@@ -89,7 +119,8 @@ void gt_call_end(struct gt_thread *t)
 	if (reason) {
 		ev2(e.s.b, GT_EV_GO_BLOCK, e.ts, reason, stk);
 		t->state = GT_T_BLOCKED;
-		gt_event_wake_self(&e.s, now, now, stk);
+		unsigned wn = waker(key, woken, v, &uts, wpcs);
+		gt_event_wake_self(&e.s, uts, now, wn ? gt_stack_id(t, e.s.gen, wpcs, wn) : stk);
 	} else {
 		ev2(e.s.b, GT_EV_GO_SYSCALL_BEGIN, e.ts, ++t->p->seq, stk);
 		ev0(e.s.b, GT_EV_GO_SYSCALL_END, now);
@@ -100,6 +131,10 @@ out:
 	t->inside--;
 	errno = saved;
 }
+
+void gt_call_end(struct gt_thread *t) { call_end(t, 0); }
+
+void gt_call_end_woken(struct gt_thread *t, int woken) { call_end(t, woken); }
 
 struct gt_thread *gt_enter_nested(struct gt_thread *t)
 {

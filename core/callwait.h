@@ -69,6 +69,16 @@ static inline __attribute__((always_inline)) void gt_call_begin(struct gt_thread
 struct gt_thread *gt_enter_nested(struct gt_thread *t);
 void gt_call_jump(const void *env);
 
+/* gt_call_begin_key: a call that waits on a word another thread releases (a
+ * futex wait): as gt_call_begin, and while the call is pending the thread
+ * counts itself a waiter on key (core/wake.h), so a release of key (a
+ * futex wake, GT_RELEASE) leaves a wake record. It ends with
+ * gt_call_end_woken: woken says the call returned because it was woken (not
+ * a timeout or an error); then the GoUnblock carries the waker's site and
+ * release time, when a record of key is found. */
+void gt_call_begin_key(struct gt_thread *t, int kind, uintptr_t site, uintptr_t caller, uintptr_t key);
+void gt_call_end_woken(struct gt_thread *t, int woken);
+
 /* gt_call_cancelled: the thread ends (cancelled, or exiting from a signal
  * handler) perhaps inside such a call: settles it with the switch, which
  * may be converting it right now. */

@@ -2,6 +2,7 @@
  * keeping it honest (clock.h). */
 #include "clock.h"
 #include "config.h"
+#include "sys.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -66,13 +67,13 @@ static void pair(uint64_t *tsc, uint64_t *ns_mid, uint64_t *ns_end)
  * drift. Read with raw system calls (never through a wrapper). */
 static int kernel_uses_tsc(void)
 {
-	int fd = (int)syscall(SYS_openat, AT_FDCWD, "/sys/devices/system/clocksource/clocksource0/current_clocksource",
+	int fd = (int)gt_sys_call(SYS_openat, AT_FDCWD, "/sys/devices/system/clocksource/clocksource0/current_clocksource",
 			      O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return 0;
 	char buf[16];
-	long n = syscall(SYS_read, fd, buf, sizeof buf - 1);
-	syscall(SYS_close, fd);
+	long n = gt_sys_call(SYS_read, fd, buf, sizeof buf - 1);
+	gt_sys_call(SYS_close, fd);
 	return n >= 4 && memcmp(buf, "tsc\n", 4) == 0;
 }
 

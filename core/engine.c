@@ -23,6 +23,7 @@
 #include "pressure.h"
 #include "sink.h"
 #include "stack.h"
+#include "sys.h"
 #include "thread.h"
 #include "wake.h"
 
@@ -116,7 +117,7 @@ int gt_engine_start(const struct gt_config *cfg, const struct gt_engine_output *
 	gt.pid = (int)getpid();
 	gt_identity_init(argc, argv);
 	gt_stack_init();
-	if (syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0)
+	if (gt_sys_call(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0)
 		gt.asym_fence = 1;
 	gt_thread_on_exit(thread_exit);
 	started = 1;

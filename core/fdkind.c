@@ -1,5 +1,6 @@
 /* fdkind.c — classifying a descriptor with fstat, and the cache. */
 #include "fdkind.h"
+#include "sys.h"
 
 #include <errno.h>
 #include <string.h>
@@ -49,7 +50,7 @@ enum gt_fdkind gt_fdkind_probe(int fd)
 	int saved = errno;
 	struct stat st;
 	enum gt_fdkind k;
-	if (syscall(SYS_fstat, fd, &st) != 0) {
+	if (gt_sys_call(SYS_fstat, fd, &st) != 0) {
 		errno = saved;
 		return GT_FD_BAD; /* not cached: the number may be opened later */
 	}

@@ -46,14 +46,14 @@ static _Atomic int tid;            /* the flusher's thread id, 0 when none */
  * engine's caller's descriptor, at keep). */
 static int private_table(int keep)
 {
-	if (syscall(SYS_unshare, CLONE_FILES) != 0)
+	if (gt_sys_call(SYS_unshare, CLONE_FILES) != 0)
 		return -1;
 	if (keep < 0) {
-		syscall(SYS_close_range, 0U, ~0U, 0U);
+		gt_sys_call(SYS_close_range, 0U, ~0U, 0U);
 	} else {
 		if (keep > 0)
-			syscall(SYS_close_range, 0U, (unsigned)keep - 1, 0U);
-		syscall(SYS_close_range, (unsigned)keep + 1, ~0U, 0U);
+			gt_sys_call(SYS_close_range, 0U, (unsigned)keep - 1, 0U);
+		gt_sys_call(SYS_close_range, (unsigned)keep + 1, ~0U, 0U);
 	}
 	return 0;
 }

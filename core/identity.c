@@ -7,6 +7,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "sys.h"
 #include "tracer.h"
 
 static char cmd[GT_IDENTITY_CMD_MAX];
@@ -67,11 +68,11 @@ void gt_identity_refresh(void)
 	 * (Chromium's zygote children retitle themselves --type=renderer). A
 	 * transient descriptor, by the caller's rules (core/sink.h). */
 	char raw[GT_IDENTITY_CMD_MAX];
-	int fd = (int)syscall(SYS_openat, AT_FDCWD, "/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+	int fd = (int)gt_sys_call(SYS_openat, AT_FDCWD, "/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return;
-	long n = syscall(SYS_read, fd, raw, sizeof raw - 1);
-	syscall(SYS_close, fd);
+	long n = gt_sys_call(SYS_read, fd, raw, sizeof raw - 1);
+	gt_sys_call(SYS_close, fd);
 	if (n <= 0)
 		return;
 	raw[n] = 0;

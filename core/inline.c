@@ -9,6 +9,7 @@
 #include "clock.h"
 #include "ownstack.h"
 #include "request.h"
+#include "sys.h"
 #include "thread.h"
 #include "tracer.h"
 
@@ -97,7 +98,7 @@ int gt_inline_switch(struct gt_thread *t, int own, int kind, int timeout_ms)
 	while (!gt_trylock(&gt.advance_lock)) {
 		if (gt_now() >= deadline)
 			return -1;
-		syscall(SYS_sched_yield);
+		gt_sys_call(SYS_sched_yield);
 	}
 	int saved = errno;
 	t->inside++;

@@ -1,5 +1,6 @@
 /* log.c — one-line warnings on stderr. */
 #include "log.h"
+#include "sys.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -28,14 +29,14 @@ static int stderr_fd(int *own)
 	if (!private_table)
 		return 2;
 	*own = 1;
-	int pfd = (int)syscall(SYS_pidfd_open, getpid(), 0);
+	int pfd = (int)gt_sys_call(SYS_pidfd_open, getpid(), 0);
 	if (pfd >= 0) {
-		int fd = (int)syscall(SYS_pidfd_getfd, pfd, 2, 0);
-		syscall(SYS_close, pfd);
+		int fd = (int)gt_sys_call(SYS_pidfd_getfd, pfd, 2, 0);
+		gt_sys_call(SYS_close, pfd);
 		if (fd >= 0)
 			return fd;
 	}
-	return (int)syscall(SYS_openat, AT_FDCWD, "/proc/self/fd/2", O_WRONLY | O_APPEND | O_CLOEXEC | O_NOCTTY);
+	return (int)gt_sys_call(SYS_openat, AT_FDCWD, "/proc/self/fd/2", O_WRONLY | O_APPEND | O_CLOEXEC | O_NOCTTY);
 }
 
 static void put(const char *s, size_t n)
@@ -44,7 +45,7 @@ static void put(const char *s, size_t n)
 	if (fd < 0)
 		return;
 	while (n > 0) {
-		long w = syscall(SYS_write, fd, s, n);
+		long w = gt_sys_call(SYS_write, fd, s, n);
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w <= 0)
@@ -53,7 +54,7 @@ static void put(const char *s, size_t n)
 		n -= (size_t)w;
 	}
 	if (own)
-		syscall(SYS_close, fd);
+		gt_sys_call(SYS_close, fd);
 }
 
 void gt_warn(const char *fmt, ...)

@@ -2,11 +2,14 @@
  * (core/ownheap.h), the real allocator when it is full (core/mem.h). */
 #include "mem.h"
 
+#include <dlfcn.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "ownheap.h"
 #include "realalloc.h"
 #include "thread.h"
+#include "tracer.h"
 
 void *gt_mem_alloc(size_t n)
 {
@@ -88,6 +91,30 @@ char *gt_mem_handover_strdup(const char *s)
 		gt_self.inside--;
 	}
 	return d ? memcpy(d, s, n) : NULL;
+}
+
+void gt_mem_free_returned(void *p)
+{
+	static void (*program_free)(void *);
+	if (!p)
+		return;
+	if (!gt.foreign_malloc) {
+		gt_mem_free(p);
+		return;
+	}
+	void (*f)(void *) = __atomic_load_n(&program_free, __ATOMIC_ACQUIRE);
+	if (!f) {
+		/* the first definition in the global scope: the program's */
+		f = (void (*)(void *))dlsym(RTLD_DEFAULT, "free");
+		if (!f || ((uintptr_t)f >= gt.self_lo && (uintptr_t)f < gt.self_hi)) {
+			gt_mem_free(p);
+			return;
+		}
+		__atomic_store_n(&program_free, f, __ATOMIC_RELEASE);
+	}
+	gt_self.inside++;
+	f(p);
+	gt_self.inside--;
 }
 
 char *gt_mem_strdup(const char *s)

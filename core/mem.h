@@ -11,10 +11,13 @@
  *   - core/mem_libc.c, in the gotrace command, which links some core
  *     modules without the library: plain libc.
  *
- * gt_mem_free also releases what a library the core calls returned as
+ * gt_mem_free_returned releases what a library the core calls returned as
  * malloc'd (libstdc++'s demangler): that allocation went through the
- * exported malloc while the core ran inside the tracer, so nothing was
- * recorded and the real free is its match. */
+ * global scope's malloc — the exported one, which passes the core's calls
+ * to the real allocator and records nothing, so the real free is its match;
+ * or the program's own allocator when the program defines malloc
+ * (Chromium's PartitionAlloc, core/heap.c), whose free is then the match:
+ * the real free of such a block aborts ("double free or corruption"). */
 #ifndef GT_MEM_H
 #define GT_MEM_H
 
@@ -24,6 +27,7 @@ void *gt_mem_alloc(size_t n);
 void *gt_mem_calloc(size_t n, size_t size);
 void *gt_mem_realloc(void *p, size_t n);
 void gt_mem_free(void *p);
+void gt_mem_free_returned(void *p);
 char *gt_mem_strdup(const char *s);
 /* gt_mem_handover_strdup: a copy that a library will release with free()
  * (libdwfl's file names): from the process's malloc, the one whose free

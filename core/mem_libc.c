@@ -15,6 +15,7 @@ void *gt_mem_alloc(size_t n) { return malloc(n); }
 void *gt_mem_calloc(size_t n, size_t size) { return calloc(n, size); }
 void *gt_mem_realloc(void *p, size_t n) { return realloc(p, n); }
 void gt_mem_free(void *p) { free(p); }
+void gt_mem_free_returned(void *p) { free(p); }
 char *gt_mem_strdup(const char *s) { return strdup(s); }
 char *gt_mem_handover_strdup(const char *s) { return strdup(s); }
 void gt_mem_set_handover(void *(*alloc)(size_t)) { (void)alloc; }

@@ -1,6 +1,7 @@
 /* owntable.c — a few system calls with a descriptor table of the tracer's
  * (owntable.h). */
 #include "owntable.h"
+#include "sys.h"
 
 #include <errno.h>
 #include <sched.h>
@@ -17,7 +18,7 @@ struct job {
 static int task_main(void *p)
 {
 	struct job *j = p;
-	syscall(SYS_close_range, 3U, ~0U, 0U);
+	gt_sys_call(SYS_close_range, 3U, ~0U, 0U);
 	j->result = j->fn(j->arg);
 	return 0;
 }

@@ -199,7 +199,10 @@
 	NEED(timerfd_create, "timerfd_create", NULL, int, (int clockid, int flags))                                       \
 	NEED(signalfd, "signalfd", NULL, int, (int fd, const sigset_t *mask, int flags))                                  \
 	NEED(inotify_init, "inotify_init", NULL, int, (void))                                                             \
-	NEED(inotify_init1, "inotify_init1", NULL, int, (int flags))
+	NEED(inotify_init1, "inotify_init1", NULL, int, (int flags))                                                          \
+                                                                                                                   \
+	/* issue 15 item 1: raw futex waits (syscall(SYS_futex, ...)) */                                                 \
+	NEED(syscall, "syscall", NULL, long, (long number, ...))
 
 /* The fallback body of an allocation function the allocator does not have. */
 #define GT_MISSING_NOMEM { errno = ENOMEM; return NULL; }

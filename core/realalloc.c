@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "heapset.h"
+#include "sys.h"
 
 /* --- bootstrap arena ------------------------------------------------------ */
 
@@ -80,7 +81,7 @@ static void *lookup(const char *name, const char *version)
 static void missing_required(void)
 {
 	static const char msg[] = "gotrace: cannot find the real malloc/free\n";
-	(void)!syscall(SYS_write, 2, msg, sizeof msg - 1);
+	(void)!gt_sys_call(SYS_write, 2, msg, sizeof msg - 1);
 	abort();
 }
 

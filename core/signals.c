@@ -28,6 +28,7 @@
 
 #include "flusher.h"
 #include "real.h"
+#include "sys.h"
 #include "thread.h"
 #include "tracer.h"
 
@@ -96,7 +97,7 @@ static void on_death(int sig, siginfo_t *si, void *ucv)
 	if (own)
 		gt_sigview_forget_installed(sig);
 	if (!refaults(sig, si)) {
-		syscall(SYS_tgkill, (pid_t)syscall(SYS_getpid), (pid_t)syscall(SYS_gettid), sig);
+		gt_sys_call(SYS_tgkill, (pid_t)gt_sys_call(SYS_getpid), (pid_t)gt_sys_call(SYS_gettid), sig);
 		/* Delivered when the interrupted code's mask is back. */
 		if (ucv)
 			sigdelset(&((ucontext_t *)ucv)->uc_sigmask, sig);

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "real.h"
+#include "sys.h"
 
 #ifndef SA_RESTORER
 #define SA_RESTORER 0x04000000
@@ -77,12 +78,12 @@ int gt_sigview_managed(int sig)
 int gt_sigview_own_process(void)
 {
 	int pid = atomic_load_explicit(&owner_pid, memory_order_relaxed);
-	return pid == 0 || pid == (int)syscall(SYS_getpid);
+	return pid == 0 || pid == (int)gt_sys_call(SYS_getpid);
 }
 
 static void child_after_fork(void)
 {
-	atomic_store(&owner_pid, (int)syscall(SYS_getpid));
+	atomic_store(&owner_pid, (int)gt_sys_call(SYS_getpid));
 	atomic_store(&view_lock_word, 0);
 }
 
@@ -92,15 +93,15 @@ static void view_lock(sigset_t *old)
 {
 	sigset_t all;
 	memset(&all, 0xff, sizeof all);
-	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &all, old, (NSIGS - 1) / 8);
+	gt_sys_call(SYS_rt_sigprocmask, SIG_SETMASK, &all, old, (NSIGS - 1) / 8);
 	while (atomic_exchange_explicit(&view_lock_word, 1, memory_order_acquire))
-		syscall(SYS_sched_yield);
+		gt_sys_call(SYS_sched_yield);
 }
 
 static void view_unlock(const sigset_t *old)
 {
 	atomic_store_explicit(&view_lock_word, 0, memory_order_release);
-	syscall(SYS_rt_sigprocmask, SIG_SETMASK, old, NULL, (NSIGS - 1) / 8);
+	gt_sys_call(SYS_rt_sigprocmask, SIG_SETMASK, old, NULL, (NSIGS - 1) / 8);
 }
 
 /* only_low_mask keeps the 64 signals the kernel knows of in a mask (glibc
@@ -143,7 +144,7 @@ void gt_sigview_wrapped(int sig, struct gt_sigwrap *w)
 	for (;;) {
 		unsigned q = atomic_load_explicit(&wrapped[sig].seq, memory_order_acquire);
 		if (q & 1) { /* another thread is changing it: a moment */
-			syscall(SYS_sched_yield);
+			gt_sys_call(SYS_sched_yield);
 			continue;
 		}
 		*w = wrapped[sig].w;
@@ -279,7 +280,7 @@ void gt_sigview_take_over(const struct gt_sigpolicy *p)
 	sigset_t mask;
 	int saved = errno;
 	if (!atomic_load(&owner_pid)) {
-		atomic_store(&owner_pid, (int)syscall(SYS_getpid));
+		atomic_store(&owner_pid, (int)gt_sys_call(SYS_getpid));
 		pthread_atfork(NULL, NULL, child_after_fork);
 	}
 	view_lock(&mask);

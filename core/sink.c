@@ -38,13 +38,13 @@ static __thread int holder;
 
 static int sys_open(const char *path, int flags, int mode)
 {
-	return (int)syscall(SYS_openat, AT_FDCWD, path, flags, mode);
+	return (int)gt_sys_call(SYS_openat, AT_FDCWD, path, flags, mode);
 }
 
 static void sys_close(int fd)
 {
 	if (fd >= 0)
-		syscall(SYS_close, fd);
+		gt_sys_call(SYS_close, fd);
 }
 
 /* refuse names what is wrong with the output in one line; -1. */
@@ -60,7 +60,7 @@ static int absolute(const char *path, char *buf, size_t len)
 	if (path[0] == '/')
 		return snprintf(buf, len, "%s", path) < (int)len ? 0 : -1;
 	char cwd[PATH_CAP];
-	if (syscall(SYS_getcwd, cwd, sizeof cwd) < 0)
+	if (gt_sys_call(SYS_getcwd, cwd, sizeof cwd) < 0)
 		return -1;
 	return snprintf(buf, len, "%s/%s", cwd, path) < (int)len ? 0 : -1;
 }
@@ -75,7 +75,7 @@ static int dir_writable(const char *path)
 		slash[1] = 0;
 	else if (slash)
 		*slash = 0;
-	return syscall(SYS_faccessat, AT_FDCWD, dir, W_OK | X_OK, 0) == 0 ? 0 : -errno;
+	return gt_sys_call(SYS_faccessat, AT_FDCWD, dir, W_OK | X_OK, 0) == 0 ? 0 : -errno;
 }
 
 /* write_header writes the trace header to a new file; 0 or errno. */
@@ -103,9 +103,9 @@ static int open_stream(int is_fifo)
 		return refuse("is a terminal; a trace is binary (write it to a file)");
 	}
 	/* Writes may block (the flusher waits for the reader); open could not. */
-	int fl = (int)syscall(SYS_fcntl, fd, F_GETFL);
+	int fl = (int)gt_sys_call(SYS_fcntl, fd, F_GETFL);
 	if (fl >= 0)
-		syscall(SYS_fcntl, fd, F_SETFL, fl & ~O_NONBLOCK);
+		gt_sys_call(SYS_fcntl, fd, F_SETFL, fl & ~O_NONBLOCK);
 	/* The header now: a stream is one trace from its first byte. */
 	int err = write_header(fd);
 	if (err) {
@@ -139,7 +139,7 @@ int gt_sink_prepare(const char *pattern, int later_image)
 	}
 	snprintf(out.path, sizeof out.path, "%s", out.base);
 	struct stat st;
-	if (syscall(SYS_newfstatat, AT_FDCWD, out.base, &st, AT_SYMLINK_NOFOLLOW) == 0 && !later_image) {
+	if (gt_sys_call(SYS_newfstatat, AT_FDCWD, out.base, &st, AT_SYMLINK_NOFOLLOW) == 0 && !later_image) {
 		if (S_ISLNK(st.st_mode))
 			return refuse("is a symbolic link; gotrace does not follow links for its output");
 		if (S_ISDIR(st.st_mode))
@@ -151,7 +151,7 @@ int gt_sink_prepare(const char *pattern, int later_image)
 		/* An earlier run's trace: replaced when this process writes its
 		 * first generation; gone now, so that a process that never gets
 		 * that far leaves no stale file under its name. */
-		syscall(SYS_unlinkat, AT_FDCWD, out.base, 0);
+		gt_sys_call(SYS_unlinkat, AT_FDCWD, out.base, 0);
 	}
 	int e = dir_writable(out.base);
 	if (e) {
@@ -175,8 +175,8 @@ int gt_sink_prepare_fd(int fd)
 	out.stream_fd = out.held_fd = out.given_fd = -1;
 	snprintf(out.base, sizeof out.base, "/proc/self/fd/%d", fd);
 	snprintf(out.path, sizeof out.path, "%s", out.base);
-	int fl = (int)syscall(SYS_fcntl, fd, F_GETFL);
-	if (fl < 0 || syscall(SYS_fstat, fd, &st) != 0)
+	int fl = (int)gt_sys_call(SYS_fcntl, fd, F_GETFL);
+	if (fl < 0 || gt_sys_call(SYS_fstat, fd, &st) != 0)
 		return refuse_fd(fd, "is not an open descriptor");
 	if (!S_ISREG(st.st_mode))
 		return refuse_fd(fd, "is not a regular file");
@@ -259,11 +259,11 @@ static int create(void)
 		return -errno;
 	int err = write_header(fd);
 	struct stat st;
-	if (!err && syscall(SYS_fstat, fd, &st) != 0)
+	if (!err && gt_sys_call(SYS_fstat, fd, &st) != 0)
 		err = errno;
 	if (err) {
 		sys_close(fd);
-		syscall(SYS_unlinkat, AT_FDCWD, out.path, 0);
+		gt_sys_call(SYS_unlinkat, AT_FDCWD, out.path, 0);
 		return -err;
 	}
 	out.dev = st.st_dev;
@@ -284,7 +284,7 @@ static int create(void)
 static int same_file(int fd, uint64_t *size)
 {
 	struct stat st;
-	if (syscall(SYS_fstat, fd, &st) != 0)
+	if (gt_sys_call(SYS_fstat, fd, &st) != 0)
 		return -1;
 	if (st.st_dev != out.dev || st.st_ino != out.ino) {
 		stop("the trace file %s was replaced by another file; tracing stops, the program goes on", out.path);
@@ -339,7 +339,7 @@ static int detour_main(void *arg)
 		len += d->iov[i].iov_len;
 	d->err = gt_write_all(fd, d->iov, d->n);
 	if (d->err)
-		syscall(SYS_ftruncate, fd, (off_t)f->committed);
+		gt_sys_call(SYS_ftruncate, fd, (off_t)f->committed);
 	else
 		f->committed += len;
 	sys_close(fd);
@@ -370,7 +370,7 @@ static int begin_given(struct gt_sink_file *f)
 		f->fd = -1;
 		return f->err = EIO;
 	}
-	if (syscall(SYS_lseek, f->fd, (off_t)f->committed, SEEK_SET) < 0) {
+	if (gt_sys_call(SYS_lseek, f->fd, (off_t)f->committed, SEEK_SET) < 0) {
 		stop("cannot write the trace to %s: %s; tracing stops, the program goes on", out.path, strerror(errno));
 		f->fd = -1;
 		return f->err = EIO;
@@ -380,7 +380,7 @@ static int begin_given(struct gt_sink_file *f)
 	out.given_start = f->committed;
 	int err = write_header(f->fd);
 	if (err) {
-		syscall(SYS_ftruncate, f->fd, (off_t)f->committed);
+		gt_sys_call(SYS_ftruncate, f->fd, (off_t)f->committed);
 		stop("cannot write the trace to %s: %s; tracing stops, the program goes on", out.path, strerror(err));
 		f->fd = -1;
 		return f->err = err;
@@ -419,9 +419,9 @@ int gt_sink_begin(struct gt_sink_file *f)
 			     strerror(errno));
 			return f->err = EIO;
 		}
-		int fl = (int)syscall(SYS_fcntl, fd, F_GETFL);
+		int fl = (int)gt_sys_call(SYS_fcntl, fd, F_GETFL);
 		if (fl >= 0)
-			syscall(SYS_fcntl, fd, F_SETFL, fl & ~O_NONBLOCK);
+			gt_sys_call(SYS_fcntl, fd, F_SETFL, fl & ~O_NONBLOCK);
 		f->fd = fd;
 		f->transient = 1;
 		return 0;
@@ -505,7 +505,7 @@ int gt_sink_generation(struct gt_sink_file *f, struct iovec *iov, int n)
 	}
 	/* Cut back to the last complete generation (invariant 2). */
 	if (!(f->is_main && out.stream))
-		syscall(SYS_ftruncate, f->fd, (off_t)f->committed);
+		gt_sys_call(SYS_ftruncate, f->fd, (off_t)f->committed);
 	f->err = err;
 	if (f->is_main)
 		stop("cannot write the trace to %s: %s; tracing stops, the program goes on", f->path, strerror(err));
@@ -515,14 +515,14 @@ int gt_sink_generation(struct gt_sink_file *f, struct iovec *iov, int n)
 void gt_sink_end(struct gt_sink_file *f)
 {
 	if (f->detour && out.created && f->committed && f->committed <= GT_HEADER_LEN) {
-		syscall(SYS_unlinkat, AT_FDCWD, f->path, 0); /* a header alone is not a trace */
+		gt_sys_call(SYS_unlinkat, AT_FDCWD, f->path, 0); /* a header alone is not a trace */
 		out.created = 0;
 	}
 	if (f->fd < 0)
 		return;
 	if (f->is_main && out.given_fd >= 0) {
 		if (f->committed <= out.given_start + GT_HEADER_LEN) { /* a header alone: as it was */
-			syscall(SYS_ftruncate, f->fd, (off_t)out.given_start);
+			gt_sys_call(SYS_ftruncate, f->fd, (off_t)out.given_start);
 			out.created = 0;
 		}
 		f->fd = -1;
@@ -532,7 +532,7 @@ void gt_sink_end(struct gt_sink_file *f)
 	if (f->transient)
 		sys_close(f->fd);
 	if (empty) { /* a header alone is not a trace (invariant 2) */
-		syscall(SYS_unlinkat, AT_FDCWD, f->path, 0);
+		gt_sys_call(SYS_unlinkat, AT_FDCWD, f->path, 0);
 		if (f->is_main) {
 			out.created = 0;
 			if (out.held_fd == f->fd) {

@@ -18,6 +18,8 @@ const char *const gt_fixed_strings[GT_STR_FIRST_DYNAMIC] = {
 	[GT_STR_NETWORK] = "network",
 	[GT_STR_SYNC_SIGNAL] = "sync.signal",
 	[GT_STR_SYNC_EVENTFD] = "sync.eventfd", /* issue 15 item 2 */
+	/* issue 15 item 1: raw futex waits */
+	[GT_STR_SYNC_FUTEX] = "sync.futex",
 };
 
 void gt_strtab_init(struct gt_strtab *t)

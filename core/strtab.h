@@ -27,6 +27,8 @@ enum gt_str {
 	GT_STR_SYNC_SIGNAL,   /* "sync.signal": pause, sigsuspend, sigwait... */
 	/* issue 15 item 2 */
 	GT_STR_SYNC_EVENTFD,  /* "sync.eventfd": a readiness wait for an eventfd */
+	/* issue 15 item 1: raw futex waits */
+	GT_STR_SYNC_FUTEX,    /* "sync.futex": syscall(SYS_futex, FUTEX_WAIT...) */
 	GT_STR_FIRST_DYNAMIC,
 };
 

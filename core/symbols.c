@@ -38,6 +38,7 @@
 #include "modules.h"
 #include "radix.h"
 #include "symfile.h"
+#include "sys.h"
 
 #include <dlfcn.h>
 #include <dwarf.h>
@@ -152,7 +153,7 @@ static char *demangle_with(demangle_fn fn, const char *name)
 	int status = -1;
 	char *out = fn(name, NULL, NULL, &status);
 	if (status != 0) {
-		gt_mem_free(out);
+		gt_mem_free_returned(out);
 		return NULL;
 	}
 	return out;
@@ -202,7 +203,7 @@ static const char *intern_name(struct gt_symbolizer *s, const char *name)
 	if (!d)
 		return intern(s, name);
 	const char *r = intern(s, d);
-	gt_mem_free(d);
+	gt_mem_free_returned(d);
 	return r;
 }
 
@@ -828,7 +829,7 @@ static char *exe_path(const char **link)
 	if (!buf)
 		return NULL;
 	for (size_t i = 0; i < sizeof links / sizeof *links; i++) {
-		long n = syscall(SYS_readlink, links[i], buf, PATH_MAX - 1);
+		long n = gt_sys_call(SYS_readlink, links[i], buf, PATH_MAX - 1);
 		if (n > 0) {
 			buf[n] = '\0';
 			*link = links[i];

@@ -116,7 +116,7 @@ void gt_sym_close(struct gt_symbolizer *s);
 /* gt_sym_demangle returns a malloc'd demangled form of a C++ mangled name
  * ("_Z..."), or NULL when name is not mangled, cannot be demangled, or the
  * process has no __cxa_demangle (libstdc++ is looked up at run time, never
- * linked or loaded). The caller frees the result (gt_mem_free, core/mem.h).
+ * linked or loaded). The caller frees the result (gt_mem_free_returned, core/mem.h).
  * A symbolizer looks the demangler up when it opens and again whenever it
  * re-reads the modules, and keeps a dlopen reference on libstdc++ from then
  * until gt_sym_close. */

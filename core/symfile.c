@@ -9,6 +9,7 @@
 #include "symfile.h"
 #include "mem.h"
 #include "owntable.h"
+#include "sys.h"
 
 #include <elfutils/libdwelf.h>
 #include <errno.h>
@@ -50,15 +51,15 @@ struct map_job {
 static int map_now(void *arg)
 {
 	struct map_job *j = arg;
-	int fd = (int)syscall(SYS_openat, AT_FDCWD, j->path,
+	int fd = (int)gt_sys_call(SYS_openat, AT_FDCWD, j->path,
 			      O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0)
 		return errno == EMFILE || errno == ENFILE ? 2 : 1;
 	void *p = MAP_FAILED;
-	if (syscall(SYS_fstat, fd, j->st) == 0 && S_ISREG(j->st->st_mode) &&
+	if (gt_sys_call(SYS_fstat, fd, j->st) == 0 && S_ISREG(j->st->st_mode) &&
 	    j->st->st_size >= EI_NIDENT && (size_t)j->st->st_size < FILE_MAX)
-		p = (void *)syscall(SYS_mmap, NULL, (size_t)j->st->st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	syscall(SYS_close, fd);
+		p = (void *)gt_sys_call(SYS_mmap, NULL, (size_t)j->st->st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	gt_sys_call(SYS_close, fd);
 	if (p == MAP_FAILED || (uintptr_t)p > (uintptr_t)-4096)
 		return 1;
 	j->m->addr = p;

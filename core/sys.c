@@ -6,7 +6,7 @@ int gt_write_all(int fd, struct iovec *iov, int n)
 {
 	while (n > 0) {
 		int cnt = n > 1024 ? 1024 : n;
-		long w = syscall(SYS_writev, fd, iov, cnt);
+		long w = gt_sys_call(SYS_writev, fd, iov, cnt);
 		if (w < 0) {
 			if (errno == EINTR)
 				continue;

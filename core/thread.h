@@ -131,6 +131,9 @@ struct gt_thread {
 	uintptr_t call_sp;
 	uint64_t call_jumped;
 	uint8_t call_left;
+	/* The word a futex call waits on, while the thread counts itself a
+	 * waiter on it (gt_call_begin_key, core/wake.h); else 0. */
+	uintptr_t call_key;
 
 	/* Thread start routine (exact pc) when the thread came through our
 	 * pthread_create, else 0. */

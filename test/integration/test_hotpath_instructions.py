@@ -39,6 +39,16 @@ threshold:
       afresh (GOTRACE_STACKS=64: no
       remembered stack; the unwinder's
       per-PC rules cached)
+    syscall(SYS_getppid) through libc's     20,000  per call     8.0      20
+      syscall() (passed on: the exported
+      stub's two compares and jump)
+    syscall(SYS_futex, FUTEX_WAKE_PRIVATE)  20,000  per call    55.0      85
+      on a word nobody waits on (the
+      futex half: op decoded, one hash and
+      one load of the waiter bits)
+
+(The two syscall() rows: branch futex15, 2026-11-26, issue 15 item 1;
+untraced 20 and 29 instructions a call.)
 
 "today": measured 2026-11-22 on branch hotpath (valgrind 3.19.0, glibc
 2.36, gcc 12.2.0, x86-64, 2 CPUs), after the lock fast halves, the TSC
@@ -122,6 +132,8 @@ THRESHOLDS = {
                1, "malloc+free pair", 66.0, 99, {"GOTRACE_MALLOC": "sample", "GOTRACE_STACKS": "32"}),
     "heap": ("malloc", "malloc + free with heap events, GOTRACE_STACKS=32", 20000, 1, "malloc+free pair",
              533.5, 800, {"GOTRACE_MALLOC": "1", "GOTRACE_STACKS": "32"}),
+    "syscall": ("syscall", "syscall(SYS_getppid), passed on", 20000, 1, "call", 8.0, 20, {}),
+    "wake": ("wake", "syscall(SYS_futex, FUTEX_WAKE_PRIVATE) nobody waits on", 20000, 1, "call", 55.0, 85, {}),
     "unwind": ("deep", "malloc + free 29 calls deep, every 32-frame stack unwound (GOTRACE_STACKS=64)", 2000, 1,
                "malloc+free pair", 3182, 4800, {"GOTRACE_MALLOC": "1", "GOTRACE_STACKS": "64"}),
 }
@@ -239,6 +251,12 @@ class HotpathInstructionsTest(unittest.TestCase):
 
     def test_hotpath_malloc_free_not_sampled(self):
         self.check("sample_fast")
+
+    def test_hotpath_syscall(self):
+        self.check("syscall")
+
+    def test_hotpath_futex_wake(self):
+        self.check("wake")
 
     def test_hotpath_malloc_free_sampled(self):
         self.check("sample")

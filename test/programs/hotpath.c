@@ -14,6 +14,9 @@
  *            a captured stack has 32 frames (the malloc site, the DEEP
  *            calls, hot_deep, main): with GOTRACE_STACKS above 33 every
  *            stack is unwound afresh (no remembered stack)
+ *   syscall  syscall(SYS_getppid): a number the tracer passes on
+ *   wake     syscall(SYS_futex, FUTEX_WAKE_PRIVATE) on a word nobody waits
+ *            on (records nothing)
  *
  * main first runs the operation WARMUP times in warm_MODE (lazy binding,
  * the tracer's per-thread set-up, descriptor classification all happen
@@ -29,7 +32,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+#include <linux/futex.h>
 
 #define WARMUP 20
 
@@ -63,6 +68,18 @@ static inline int op_malloc(void)
 	__asm__ volatile("" : : "r"(p) : "memory");
 	free(p);
 	return 0;
+}
+
+static int lone_word;
+
+static inline int op_syscall(void)
+{
+	return syscall(SYS_getppid) <= 0;
+}
+
+static inline int op_wake(void)
+{
+	return syscall(SYS_futex, &lone_word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0) != 0;
 }
 
 /* deep: DEEP nested noinline calls (no tail calls: the asm after the call
@@ -112,19 +129,25 @@ int warm_malloc(uint64_t n);
 int hot_malloc(uint64_t n);
 int warm_deep(uint64_t n);
 int hot_deep(uint64_t n);
+int warm_syscall(uint64_t n);
+int hot_syscall(uint64_t n);
+int warm_wake(uint64_t n);
+int hot_wake(uint64_t n);
 
 LOOPS(mutex)
 LOOPS(yield)
 LOOPS(pipe)
 LOOPS(malloc)
 LOOPS(deep)
+LOOPS(syscall)
+LOOPS(wake)
 
 int main(int argc, char **argv)
 {
 	int (*warm)(uint64_t), (*hot)(uint64_t);
 
 	if (argc != 3) {
-		fprintf(stderr, "usage: hotpath mutex|yield|pipe|malloc|deep N\n");
+		fprintf(stderr, "usage: hotpath mutex|yield|pipe|malloc|deep|syscall|wake N\n");
 		return 2;
 	}
 	uint64_t n = strtoull(argv[2], NULL, 10);
@@ -146,6 +169,10 @@ int main(int argc, char **argv)
 		warm = warm_malloc, hot = hot_malloc;
 	} else if (strcmp(argv[1], "deep") == 0) {
 		warm = warm_deep, hot = hot_deep;
+	} else if (strcmp(argv[1], "syscall") == 0) {
+		warm = warm_syscall, hot = hot_syscall;
+	} else if (strcmp(argv[1], "wake") == 0) {
+		warm = warm_wake, hot = hot_wake;
 	} else {
 		fprintf(stderr, "hotpath: unknown mode %s\n", argv[1]);
 		return 2;

@@ -401,3 +401,71 @@ Test(engine_events, identity_log_in_every_generation)
 		cr_assert_eq(per_gen[g], 1, "generation %llu: %u identity logs", (unsigned long long)g, per_gen[g]);
 	ex_free_trace(t);
 }
+
+/* Raw futex waits (issue 15 item 1): a 60 ms FUTEX_WAIT that a wake ends is
+ * a "sync.futex" block whose wake-up carries the waker's site and release
+ * time; a 30 ms wait that times out carries its own stack; a wait on a
+ * value the word does not hold (EAGAIN at once) records nothing. Period
+ * 20 ms: the long wait is converted by a generation switch. */
+static _Atomic int futex_word;
+
+static void *futex_waker(void *arg)
+{
+	struct gt_thread *waiter = arg;
+	while (!gt_has_waiters((uintptr_t)&futex_word) || atomic_load(&waiter->call_t0) == 0)
+		sleep_ms(1);
+	sleep_ms(60);
+	atomic_store(&futex_word, 1);
+	ex_futex_wake(&futex_word);
+	return NULL;
+}
+
+Test(engine_events, raw_futex_waits)
+{
+	ex_start((const char *const[]){ "GOTRACE_PERIOD=20ms", NULL });
+	errno = 0;
+	cr_assert_eq(ex_futex_wait(&futex_word, 5, NULL), -1);
+	cr_assert_eq(errno, EAGAIN, "a value mismatch returns at once");
+	struct timespec rel = { 0, 30 * 1000000L };
+	errno = 0;
+	cr_assert_eq(ex_futex_wait(&futex_word, 0, &rel), -1);
+	cr_assert_eq(errno, ETIMEDOUT);
+	pthread_t th;
+	uint64_t wg = ex_create(&th, futex_waker, &gt_self);
+	while (atomic_load(&futex_word) == 0)
+		ex_futex_wait(&futex_word, 0, NULL);
+	ex_join(th);
+	cr_assert(!gt_has_waiters((uintptr_t)&futex_word), "the waiter counted itself out");
+	ex_stop();
+	struct ex_trace *t = ex_read();
+	/* goroutine 1's blocks at ex_futex_wait, each to its wake-up: the
+	 * timeout (its own stack), the wake (the waker's), and perhaps the
+	 * EAGAIN call if a busy machine held it 10 us (it then lasts that). */
+	int timeouts = 0, woken = 0, others = 0;
+	for (size_t n = 0; (n = ex_next(t, n, GT_EV_GO_BLOCK, 1)) < t->nev; n++) {
+		if (strcmp(ex_leaf(t, &t->ev[n], 1), "ex_futex_wait") != 0)
+			continue;
+		cr_assert_str_eq(ex_string(t, t->ev[n].gen, t->ev[n].args[0]), "sync.futex");
+		size_t u = n;
+		while ((u = ex_next(t, u + 1, GT_EV_GO_UNBLOCK, 0)) < t->nev && t->ev[u].args[0] != 1)
+			;
+		cr_assert_lt(u, t->nev, "the wake-up of the block at %zu", n);
+		uint64_t d = t->ev[u].ts - t->ev[n].ts;
+		const char *waker = ex_leaf(t, &t->ev[u], 2);
+		if (d >= 50000000) {
+			cr_assert_str_eq(waker, "ex_futex_wake", "the 60 ms wait's wake-up names the waker's site");
+			woken++;
+		} else if (d >= 25000000) {
+			cr_assert_str_eq(waker, "ex_futex_wait", "a timeout has no waker");
+			timeouts++;
+		} else {
+			cr_assert_lt(d, 5000000, "the EAGAIN call");
+			others++;
+		}
+	}
+	cr_assert_eq(woken, 1);
+	cr_assert_eq(timeouts, 1);
+	cr_assert_leq(others, 1);
+	cr_assert_lt(ex_next(t, 0, GT_EV_GO_START, wg), t->nev);
+	ex_free_trace(t);
+}

@@ -25,6 +25,7 @@
 #include "core/heap.h"
 #include "core/heapset.h"
 #include "core/stack.h"
+#include "core/sys.h"
 
 static int memfd = -1;
 
@@ -186,6 +187,26 @@ __attribute__((noinline)) long ex_read_call(int kind, int fd, void *buf, size_t 
 	long r = read(fd, buf, n);
 	gt_call_end(t);
 	return r;
+}
+
+/* A raw futex wait and wake, as interpose/syscall.c records them (issue 15
+ * item 1). */
+__attribute__((noinline)) long ex_futex_wait(_Atomic int *word, int val, const struct timespec *rel)
+{
+	struct gt_thread *t = gt_enter();
+	if (!t)
+		return gt_sys_call(SYS_futex, word, FUTEX_WAIT_PRIVATE, val, rel);
+	gt_call_begin_key(t, GT_CALL_FUTEX, EX_SITE(ex_futex_wait), (uintptr_t)__builtin_return_address(0),
+			  (uintptr_t)word);
+	long r = gt_sys_call(SYS_futex, word, FUTEX_WAIT_PRIVATE, val, rel);
+	gt_call_end_woken(t, r >= 0);
+	return r;
+}
+
+__attribute__((noinline)) long ex_futex_wake(_Atomic int *word)
+{
+	gt_release((uintptr_t)word, (uintptr_t)ex_futex_wake, (uintptr_t)__builtin_return_address(0));
+	return gt_sys_call(SYS_futex, word, FUTEX_WAKE_PRIVATE, 1);
 }
 
 __attribute__((noinline)) void ex_yield(void)

@@ -12,6 +12,7 @@
 #include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 /* ex_start starts the engine into a new memfd with the options given as
  * "GOTRACE_NAME=value" strings (NULL-terminated; NULL: the defaults),
@@ -41,6 +42,10 @@ void ex_unlock(pthread_mutex_t *m);
 long ex_read_call(int kind, int fd, void *buf, size_t n);
 /* ex_yield: sched_yield (GoStop "sched_yield" + GoStart). */
 void ex_yield(void);
+/* A raw futex wait (FUTEX_WAIT_PRIVATE, GT_CALL_FUTEX) and wake, recorded
+ * as interpose/syscall.c records them. */
+long ex_futex_wait(_Atomic int *word, int val, const struct timespec *rel);
+long ex_futex_wake(_Atomic int *word);
 /* ex_malloc / ex_free: the malloc wrappers' fast and slow halves
  * (interpose/malloc.c). */
 void *ex_malloc(size_t n);
