@@ -62,6 +62,14 @@ struct sym_entry {
 	uint16_t n;
 	uint8_t is_ret;
 	uint8_t used;
+	uint32_t owner;  /* 0: the live modules; else an unloaded module's serial */
+};
+
+/* An unloaded module being named (gt_sym_lookup_gone): its own Dwfl. */
+struct gone_dwfl {
+	uint32_t serial;
+	Dwfl *dwfl;
+	Dwfl_Module *mod;   /* NULL: libdwfl would not take it */
 };
 
 /* One interned string (owned, NUL-terminated) and its hash. */
@@ -87,6 +95,9 @@ struct gt_symbolizer {
 	size_t frames_len, frames_cap;
 	struct sym_str *strs;       /* open addressing, power-of-two capacity */
 	size_t strs_cap, strs_len;
+	uint64_t self_lo, self_hi;  /* the tracer's own code (gt_sym_set_self) */
+	struct gone_dwfl *gone;     /* unloaded modules being named */
+	size_t ngone, gone_cap;
 };
 
 /* ---- hashing and the string table ---- */
@@ -1127,14 +1138,67 @@ static bool runtime_library(const char *path)
 	return false;
 }
 
+/* resolve_self names a PC of the tracer's own code: a wrapper stands for
+ * the call the program made, so its frame reads as the real function does
+ * (its name; the file of the library the real function lives in, found
+ * with dlsym(RTLD_NEXT); the C library for a name it has no default
+ * version of), without a line, never as the tracer's source. The
+ * annotation API (gotrace_*), which has no real counterpart, names the
+ * tracer's library, without a line. */
+static size_t resolve_self(struct gt_symbolizer *s, Dwfl_Module *mod, const char *modname,
+			   uint64_t pc, uint64_t addr, struct gt_sym_frame *f)
+{
+	char buf[512];
+	const char *name = func_symbol(mod, addr);
+	const char *file = modname;
+	if (name && *name) {
+		char plain[256];
+		const char *at = strchr(name, '@');
+		size_t len = at ? (size_t)(at - name) : strlen(name);
+		if (len < sizeof plain) {
+			memcpy(plain, name, len);
+			plain[len] = '\0';
+			void *real = dlsym(RTLD_NEXT, plain);
+			/* No default version (pthread_yield is a compat
+			 * symbol since glibc 2.34): the C library's, unless
+			 * it is the annotation API's own. */
+			if (!real && strncmp(plain, "gotrace_", 8) != 0)
+				real = dlsym(RTLD_NEXT, "gnu_get_libc_version");
+			Dwfl_Module *home = real ? module_at(s, (uint64_t)(uintptr_t)real) : NULL;
+			const char *homename = home ? dwfl_module_info(home, NULL, NULL, NULL, NULL, NULL,
+								       NULL, NULL)
+						    : NULL;
+			if (homename && *homename)
+				file = homename;
+		}
+		f[0] = (struct gt_sym_frame){ pc, intern_name(s, name), intern(s, file), 0 };
+		return 1;
+	}
+	snprintf(buf, sizeof buf, "%s+0x%llx", basename_of(modname),
+		 (unsigned long long)(addr - s->self_lo));
+	f[0] = (struct gt_sym_frame){ pc, intern(s, buf), intern(s, file), 0 };
+	return 1;
+}
+
 /* resolve fills f with the full frame list of pc (innermost first) and
  * returns its length, 1 .. GT_SYM_MAX_INLINE+1. */
+static size_t resolve_in(struct gt_symbolizer *s, Dwfl_Module *mod, bool live, uint64_t pc,
+			 bool is_ret, struct gt_sym_frame *f);
+
 static size_t resolve(struct gt_symbolizer *s, uint64_t pc, bool is_ret,
 		      struct gt_sym_frame *f)
 {
+	uint64_t addr = (is_ret && pc > 0) ? pc - 1 : pc;
+	return resolve_in(s, find_module(s, addr), true, pc, is_ret, f);
+}
+
+/* resolve_in is resolve in module mod (NULL: none covers the PC); live:
+ * mod is one of the loaded modules. */
+static size_t resolve_in(struct gt_symbolizer *s, Dwfl_Module *mod, bool live, uint64_t pc,
+			 bool is_ret, struct gt_sym_frame *f)
+{
 	char buf[512];
 	uint64_t addr = (is_ret && pc > 0) ? pc - 1 : pc;
-	Dwfl_Module *mod = find_module(s, addr);
 
 	if (!mod) {
 		snprintf(buf, sizeof buf, "0x%llx", (unsigned long long)pc);
@@ -1146,6 +1210,8 @@ static size_t resolve(struct gt_symbolizer *s, uint64_t pc, bool is_ret,
 	const char *modname = dwfl_module_info(mod, NULL, &start, NULL, NULL, NULL, NULL, NULL);
 	if (!modname)
 		modname = "";
+	if (live && addr >= s->self_lo && addr < s->self_hi)
+		return resolve_self(s, mod, modname, pc, addr, f);
 
 	/* Innermost file:line from the line table, trusted only inside a unit
 	 * that really covers addr: in the gaps (padding, _start, code built
@@ -1213,11 +1279,13 @@ static size_t resolve(struct gt_symbolizer *s, uint64_t pc, bool is_ret,
 
 /* ---- the per-PC cache ---- */
 
-static size_t cache_slot(const struct gt_symbolizer *s, uint64_t pc, bool is_ret)
+static size_t cache_slot(const struct gt_symbolizer *s, uint64_t pc, bool is_ret,
+			 uint32_t owner)
 {
 	size_t mask = s->cache_cap - 1;
-	size_t j = mix64(pc ^ (is_ret ? 0x5bd1e995ULL : 0)) & mask;
-	while (s->cache[j].used && (s->cache[j].pc != pc || s->cache[j].is_ret != is_ret))
+	size_t j = mix64(pc ^ (is_ret ? 0x5bd1e995ULL : 0) ^ ((uint64_t)owner << 40)) & mask;
+	while (s->cache[j].used && (s->cache[j].pc != pc || s->cache[j].is_ret != is_ret ||
+				    s->cache[j].owner != owner))
 		j = (j + 1) & mask;
 	return j;
 }
@@ -1234,14 +1302,14 @@ static bool cache_grow(struct gt_symbolizer *s)
 	s->cache_cap = cap;
 	for (size_t i = 0; i < oldcap; i++)
 		if (old[i].used)
-			s->cache[cache_slot(s, old[i].pc, old[i].is_ret)] = old[i];
+			s->cache[cache_slot(s, old[i].pc, old[i].is_ret, old[i].owner)] = old[i];
 	gt_mem_free(old);
 	return true;
 }
 
 /* cache_put stores a resolved frame list; on failure the PC is simply
  * resolved again next time. */
-static void cache_put(struct gt_symbolizer *s, uint64_t pc, bool is_ret,
+static void cache_put(struct gt_symbolizer *s, uint64_t pc, bool is_ret, uint32_t owner,
 		      const struct gt_sym_frame *f, size_t n)
 {
 	if (s->frames_len + n > UINT32_MAX)
@@ -1258,11 +1326,35 @@ static void cache_put(struct gt_symbolizer *s, uint64_t pc, bool is_ret,
 	}
 	if ((s->cache_len + 1) * 2 > s->cache_cap && !cache_grow(s))
 		return;
-	size_t j = cache_slot(s, pc, is_ret);
-	s->cache[j] = (struct sym_entry){ pc, (uint32_t)s->frames_len, (uint16_t)n, is_ret, 1 };
+	size_t j = cache_slot(s, pc, is_ret, owner);
+	s->cache[j] = (struct sym_entry){ pc, (uint32_t)s->frames_len, (uint16_t)n, is_ret, 1, owner };
 	memcpy(s->frames + s->frames_len, f, n * sizeof *f);
 	s->frames_len += n;
 	s->cache_len++;
+}
+
+/* cache_drop removes the entries of owner whose PC lies in [lo, hi) (the
+ * table is rebuilt without them); their frames stay in the store, unused.
+ * On failure (no memory) the whole cache is emptied. */
+static void cache_drop(struct gt_symbolizer *s, uint32_t owner, uint64_t lo, uint64_t hi)
+{
+	if (!s->cache_cap)
+		return;
+	struct sym_entry *old = s->cache;
+	size_t oldcap = s->cache_cap;
+	struct sym_entry *t = gt_mem_calloc(oldcap, sizeof *t);
+	s->cache = t;
+	s->cache_len = 0;
+	if (!t)
+		s->cache_cap = 0;
+	for (size_t i = 0; t && i < oldcap; i++) {
+		const struct sym_entry *e = &old[i];
+		if (!e->used || (e->owner == owner && e->pc >= lo && e->pc <= hi))
+			continue;
+		s->cache[cache_slot(s, e->pc, e->is_ret, e->owner)] = *e;
+		s->cache_len++;
+	}
+	gt_mem_free(old);
 }
 
 /* ---- API ---- */
@@ -1283,12 +1375,20 @@ struct gt_symbolizer *gt_sym_open(void)
 	return s;
 }
 
+void gt_sym_set_self(struct gt_symbolizer *s, uint64_t lo, uint64_t hi)
+{
+	if (s) {
+		s->self_lo = lo;
+		s->self_hi = hi;
+	}
+}
+
 size_t gt_sym_lookup_cached(struct gt_symbolizer *s, uint64_t pc, bool is_return_address,
 			    struct gt_sym_frame *out, size_t max)
 {
 	if (!s || max == 0 || !s->cache_cap)
 		return 0;
-	const struct sym_entry *e = &s->cache[cache_slot(s, pc, is_return_address)];
+	const struct sym_entry *e = &s->cache[cache_slot(s, pc, is_return_address, 0)];
 	if (!e->used)
 		return 0;
 	size_t n = e->n < max ? e->n : max;
@@ -1302,7 +1402,7 @@ size_t gt_sym_lookup(struct gt_symbolizer *s, uint64_t pc, bool is_return_addres
 	if (max == 0)
 		return 0;
 	if (s->cache_cap) {
-		const struct sym_entry *e = &s->cache[cache_slot(s, pc, is_return_address)];
+		const struct sym_entry *e = &s->cache[cache_slot(s, pc, is_return_address, 0)];
 		if (e->used) {
 			size_t n = e->n < max ? e->n : max;
 			memcpy(out, s->frames + e->first, n * sizeof *out);
@@ -1311,17 +1411,115 @@ size_t gt_sym_lookup(struct gt_symbolizer *s, uint64_t pc, bool is_return_addres
 	}
 	struct gt_sym_frame f[GT_SYM_MAX_INLINE + 1];
 	size_t n = resolve(s, pc, is_return_address, f);
-	cache_put(s, pc, is_return_address, f, n);
+	cache_put(s, pc, is_return_address, 0, f, n);
 	if (n > max)
 		n = max;
 	memcpy(out, f, n * sizeof *out);
 	return n;
 }
 
+/* gone_of returns the Dwfl naming unloaded module g, made on first use:
+ * the module reported at the range it had, read from its file on disk
+ * (find_elf: the same file choice and build-ID check as a loaded one). */
+static struct gone_dwfl *gone_of(struct gt_symbolizer *s, const struct gt_sym_gone *g)
+{
+	for (size_t i = 0; i < s->ngone; i++)
+		if (s->gone[i].serial == g->serial)
+			return &s->gone[i];
+	if (s->ngone == s->gone_cap) {
+		size_t cap = s->gone_cap ? s->gone_cap * 2 : 8;
+		struct gone_dwfl *t = gt_mem_realloc(s->gone, cap * sizeof *t);
+		if (!t)
+			return NULL;
+		s->gone = t;
+		s->gone_cap = cap;
+	}
+	struct gone_dwfl *gd = &s->gone[s->ngone];
+	*gd = (struct gone_dwfl){ g->serial, dwfl_begin(&s->callbacks), NULL };
+	if (!gd->dwfl)
+		return NULL;
+	s->ngone++;
+	dwfl_report_begin(gd->dwfl);
+	gd->mod = dwfl_report_module(gd->dwfl, g->path, g->lo, g->hi);
+	struct mod_info *mi = gd->mod ? mod_info_of(gd->mod) : NULL;
+	if (mi) {
+		mi->kind = MOD_FILE;
+		mi->open_path = gt_mem_strdup(g->path);
+		mi->dir_path = gt_mem_strdup(g->path);
+		size_t n = g->build_id_len < GT_BUILD_ID_MAX ? g->build_id_len : GT_BUILD_ID_MAX;
+		memcpy(mi->build_id, g->build_id, n);
+		mi->build_id_len = n;
+	}
+	dwfl_report_end(gd->dwfl, NULL, NULL);
+	return gd;
+}
+
+size_t gt_sym_lookup_gone(struct gt_symbolizer *s, const struct gt_sym_gone *g, uint64_t pc,
+			  bool is_return_address, struct gt_sym_frame *out, size_t max,
+			  bool cached_only)
+{
+	if (!s || max == 0 || g->serial == 0)
+		return 0;
+	if (s->cache_cap) {
+		const struct sym_entry *e = &s->cache[cache_slot(s, pc, is_return_address, g->serial)];
+		if (e->used) {
+			size_t n = e->n < max ? e->n : max;
+			memcpy(out, s->frames + e->first, n * sizeof *out);
+			return n;
+		}
+	}
+	if (cached_only)
+		return 0;
+	struct gone_dwfl *gd = gone_of(s, g);
+	uint64_t addr = (is_return_address && pc > 0) ? pc - 1 : pc;
+	Dwfl_Module *mod = gd && gd->mod && addr >= g->lo && addr < g->hi ? gd->mod : NULL;
+	struct gt_sym_frame f[GT_SYM_MAX_INLINE + 1];
+	size_t n;
+	if (mod) {
+		n = resolve_in(s, mod, false, pc, is_return_address, f);
+	} else { /* no memory for its Dwfl: still its name and offset */
+		char buf[512];
+		snprintf(buf, sizeof buf, "%s+0x%llx", basename_of(g->path),
+			 (unsigned long long)(pc - g->lo));
+		f[0] = (struct gt_sym_frame){ pc, intern(s, buf), intern(s, g->path), 0 };
+		n = 1;
+	}
+	cache_put(s, pc, is_return_address, g->serial, f, n);
+	if (n > max)
+		n = max;
+	memcpy(out, f, n * sizeof *out);
+	return n;
+}
+
+void gt_sym_unloaded(struct gt_symbolizer *s, uint64_t lo, uint64_t hi)
+{
+	if (s)
+		cache_drop(s, 0, lo, hi);
+}
+
+void gt_sym_forget(struct gt_symbolizer *s, uint32_t serial)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->ngone; i++) {
+		if (s->gone[i].serial != serial)
+			continue;
+		dwfl_getmodules(s->gone[i].dwfl, mod_info_bury, s, 0);
+		dwfl_end(s->gone[i].dwfl);
+		free_dead(s);
+		s->gone[i] = s->gone[--s->ngone];
+		break;
+	}
+	cache_drop(s, serial, 0, UINT64_MAX);
+}
+
 void gt_sym_close(struct gt_symbolizer *s)
 {
 	if (!s)
 		return;
+	while (s->ngone)
+		gt_sym_forget(s, s->gone[s->ngone - 1].serial);
+	gt_mem_free(s->gone);
 	if (s->dwfl) {
 		dwfl_getmodules(s->dwfl, mod_info_bury, s, 0);
 		dwfl_end(s->dwfl);
