@@ -70,6 +70,8 @@ static uint64_t name_id(struct gt_strtab *st, const char *s)
 	return e->id;
 }
 
+#define STD_ENTRY_SPAN 64
+
 struct stack_dump {
 	struct gt_gen_batch tb;
 	struct gt_strtab *strings;
@@ -120,6 +122,12 @@ static void dump_stack(void *ctx, const struct gt_idmap_entry *e)
 	size_t n = e->len / sizeof *pcs;
 	struct gt_frame frames[GT_MAX_FRAMES];
 	size_t nf = 0;
+	/* A std::thread's outermost frame, in libstdc++'s thread start
+	 * routine, is left off: its stacks end at its callable's _M_run
+	 * (interpose/thread.c). The routine is a few dozen bytes long. */
+	uintptr_t std = gt_stack_std_entry();
+	if (std && n > 1 && pcs[n - 1] > std && pcs[n - 1] - std <= STD_ENTRY_SPAN)
+		n--;
 	for (size_t i = 0; i < n && nf < GT_MAX_FRAMES; i++) {
 		if (pcs[i] >= GT_PC_SYNTHETIC) {
 			frames[nf++] = (struct gt_frame){ pcs[i], d->main_id, 0, 0 };

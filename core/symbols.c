@@ -197,6 +197,28 @@ char *gt_sym_demangle(const char *name)
 	return out;
 }
 
+/* std_thread_name shortens, in place, the function a std::thread runs its
+ * callable in, std::thread::_State_impl<std::thread::_Invoker<std::tuple<
+ * CALLABLE, ARGS...> > >::_M_run(), to std::thread<CALLABLE, ARGS...>: a
+ * std::thread's goroutine starts there (interpose/thread.c), and the long
+ * form hides the callable from every listing that cuts names. */
+static void std_thread_name(char *d)
+{
+	static const char head[] = "std::thread::_State_impl<std::thread::_Invoker<std::tuple<";
+	static const char tail[] = "> > >::_M_run()";
+	size_t n = strlen(d), h = sizeof head - 1, t = sizeof tail - 1;
+	if (n <= h + t || strncmp(d, head, h) != 0 || strcmp(d + n - t, tail) != 0)
+		return;
+	size_t inner = n - h - t;
+	memcpy(d, "std::thread<", 12);
+	memmove(d + 12, d + h, inner);
+	size_t end = 12 + inner;
+	if (end > 12 && d[end - 1] == ' ') /* "<X<Y> >": no space before our '>' */
+		end--;
+	d[end] = '>';
+	d[end + 1] = '\0';
+}
+
 /* intern_name interns a function name without its symbol version
  * ("pthread_create@GLIBC_2.2.5", "glob64@@GLIBC_2.27": .symtab spells
  * versioned aliases that way), demangled when it is a C++ name. */
@@ -212,6 +234,7 @@ static const char *intern_name(struct gt_symbolizer *s, const char *name)
 	char *d = demangle_with(s->demangle, name);
 	if (!d)
 		return intern(s, name);
+	std_thread_name(d);
 	const char *r = intern(s, d);
 	gt_mem_free(d);
 	return r;
