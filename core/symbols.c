@@ -219,6 +219,32 @@ static void std_thread_name(char *d)
 	d[end + 1] = '\0';
 }
 
+/* intern_plt interns "target@plt" with target demangled. */
+static const char *intern_plt(struct gt_symbolizer *s, const char *name, const char *at)
+{
+	char plain[1024];
+	size_t len = (size_t)(at - name);
+	if (len >= sizeof plain)
+		return intern(s, name);
+	memcpy(plain, name, len);
+	plain[len] = '\0';
+	char *d = demangle_with(s->demangle, plain);
+	if (!d)
+		return intern(s, name);
+	char *full = gt_mem_alloc(strlen(d) + 5);
+	const char *r;
+	if (full) {
+		strcpy(full, d);
+		strcat(full, "@plt");
+		r = intern(s, full);
+		gt_mem_free(full);
+	} else {
+		r = intern(s, name);
+	}
+	gt_mem_free(d);
+	return r;
+}
+
 /* intern_name interns a function name without its symbol version
  * ("pthread_create@GLIBC_2.2.5", "glob64@@GLIBC_2.27": .symtab spells
  * versioned aliases that way), demangled when it is a C++ name. */
@@ -226,6 +252,8 @@ static const char *intern_name(struct gt_symbolizer *s, const char *name)
 {
 	char plain[1024];
 	const char *at = name ? strchr(name, '@') : NULL;
+	if (at && strcmp(at, "@plt") == 0)
+		return intern_plt(s, name, at);
 	if (at && at > name && (size_t)(at - name) < sizeof plain) {
 		memcpy(plain, name, (size_t)(at - name));
 		plain[at - name] = '\0';
@@ -256,6 +284,7 @@ struct sym_fn {
 	uint64_t size;
 	const char *name;
 	uint32_t rank;   /* fn_rank_base: which of several aliases at one address wins */
+	uint64_t limit;  /* size 0: the end of its section (nothing past it is its) */
 };
 
 /* One range of one function's code, in DWARF addresses (before bias). */
@@ -290,6 +319,8 @@ struct mod_info {
 
 	bool syms_built;
 	bool syms_oom;       /* no memory for fn: use dwfl_module_addrinfo */
+	char **plt_names;    /* the "target@plt" names of fn, ours to free */
+	size_t nplt_names;
 	struct sym_fn *fn;   /* sorted by addr, best alias only; NULL if none */
 	size_t nfn;
 	struct cu_funcs **cus; /* open addressing by cu_off */
@@ -318,6 +349,9 @@ static void mod_info_free(struct mod_info *mi)
 	}
 	gt_mem_free(mi->cus);
 	gt_mem_free(mi->fn);
+	for (size_t i = 0; i < mi->nplt_names; i++)
+		gt_mem_free(mi->plt_names[i]);
+	gt_mem_free(mi->plt_names);
 	gt_mem_free(mi);
 }
 
@@ -455,7 +489,10 @@ static size_t sort_fns(struct sym_fn *fn, size_t n)
  * node's 110,000 symbols was most of a generation's symbolization. Returns
  * the count, or -1 when libdwfl must do it (no table, a minidebuginfo
  * table beside .dynsym, extended section indexes, a foreign layout). */
-static long raw_symbols(Dwfl_Module *mod, struct sym_fn **out)
+static long plt_symbols(Elf *e, GElf_Addr bias, struct mod_info *mi, struct sym_fn **fn,
+			size_t n);
+
+static long raw_symbols(Dwfl_Module *mod, struct mod_info *mi, struct sym_fn **out)
 {
 	GElf_Addr bias;
 	Elf *e = dwfl_module_getelf(mod, &bias);
@@ -500,8 +537,17 @@ static long raw_symbols(Dwfl_Module *mod, struct sym_fn **out)
 	size_t nsym = d->d_size / sizeof *sym;
 	const char *str = sd->d_buf;
 	struct sym_fn *fn = gt_mem_alloc((nsym ? nsym : 1) * sizeof *fn);
-	if (!fn)
+	uint64_t *end = gt_mem_calloc(shnum ? shnum : 1, sizeof *end); /* section ends */
+	if (!fn || !end) {
+		gt_mem_free(fn);
+		gt_mem_free(end);
 		return -1;
+	}
+	for (Elf_Scn *scn = elf_nextscn(e, NULL); scn; scn = elf_nextscn(e, scn)) {
+		GElf_Shdr h;
+		if (gelf_getshdr(scn, &h))
+			end[elf_ndxscn(scn)] = h.sh_addr + h.sh_size + bias;
+	}
 	size_t n = 0;
 	for (size_t i = 1; i < nsym; i++) {
 		const Elf64_Sym *y = &sym[i];
@@ -514,9 +560,201 @@ static long raw_symbols(Dwfl_Module *mod, struct sym_fn **out)
 		if (y->st_name == 0 || y->st_name >= sd->d_size || str[y->st_name] == 0)
 			continue;
 		GElf_Sym g = { .st_info = y->st_info, .st_size = y->st_size };
-		fn[n++] = (struct sym_fn){ y->st_value + bias, y->st_size, str + y->st_name, fn_rank_base(&g) };
+		fn[n++] = (struct sym_fn){ y->st_value + bias, y->st_size, str + y->st_name, fn_rank_base(&g),
+					   shndx < shnum ? end[shndx] : UINT64_MAX };
 	}
+	gt_mem_free(end);
+	long all = plt_symbols(e, bias, mi, &fn, n);
 	*out = fn;
+	return all;
+}
+
+/* ---- PLT entries ----
+ *
+ * A PC in a PLT stub (a call through it that a signal interrupted, a
+ * non-PIE executable's canonical address of an imported function used as
+ * a thread's start routine) is named "target@plt", as objdump does:
+ * .plt is a 16-byte PLT0 then 16-byte entries; .plt.sec (IBT) entries map
+ * to .rela.plt; .plt.got entries jump through a GLOB_DAT slot. Each entry
+ * is decoded: its `jmp *slot(%rip)` (ff 25, perhaps after bnd f2) names
+ * the slot's symbol from .rela.plt (JUMP_SLOT) or .rela.dyn (GLOB_DAT),
+ * else its `push $i` (68) names .rela.plt's i-th symbol; an entry neither
+ * names (PLT0) is "@plt". Without the sections' bytes (a separate debug
+ * file: the module's own file is not read for this) the stubs have no
+ * symbol: "module+0xOFF". */
+
+#define PLT_SLOTS_MAX (1u << 20)
+
+struct plt_slot {
+	uint64_t slot;   /* the GOT slot's address (unbiased) */
+	const char *name;
+};
+
+struct plt_info {
+	struct plt_slot *slots;
+	size_t nslots;
+	const char **jmprel;     /* .rela.plt's names, by index */
+	size_t njmprel;
+};
+
+static int slot_cmp(const void *a, const void *b)
+{
+	const struct plt_slot *x = a, *y = b;
+	return x->slot < y->slot ? -1 : x->slot > y->slot;
+}
+
+/* plt_relocs reads the named relocations of one SHT_RELA section. */
+static void plt_relocs(Elf *e, Elf_Scn *rela, bool is_jmprel, struct plt_info *pi)
+{
+	GElf_Shdr sh, symsh;
+	Elf_Data *d = elf_getdata(rela, NULL);
+	Elf_Scn *symscn = gelf_getshdr(rela, &sh) ? elf_getscn(e, sh.sh_link) : NULL;
+	Elf_Data *syms = symscn ? elf_getdata(symscn, NULL) : NULL;
+	if (!d || !syms || !gelf_getshdr(symscn, &symsh) || sh.sh_entsize == 0)
+		return;
+	size_t n = d->d_size / sh.sh_entsize;
+	if (n > PLT_SLOTS_MAX)
+		return;
+	struct plt_slot *s = gt_mem_realloc(pi->slots, (pi->nslots + n) * sizeof *s);
+	if (!s)
+		return;
+	pi->slots = s;
+	const char **j = NULL;
+	if (is_jmprel && !pi->jmprel && (j = gt_mem_calloc(n ? n : 1, sizeof *j)) != NULL) {
+		pi->jmprel = j;
+		pi->njmprel = n;
+	}
+	for (size_t i = 0; i < n; i++) {
+		GElf_Rela r;
+		GElf_Sym y;
+		if (!gelf_getrela(d, (int)i, &r))
+			continue;
+		unsigned type = GELF_R_TYPE(r.r_info);
+		if (type != R_X86_64_JUMP_SLOT && type != R_X86_64_GLOB_DAT)
+			continue;
+		if (!gelf_getsym(syms, (int)GELF_R_SYM(r.r_info), &y))
+			continue;
+		const char *name = elf_strptr(e, symsh.sh_link, y.st_name);
+		if (!name || !*name)
+			continue;
+		pi->slots[pi->nslots++] = (struct plt_slot){ r.r_offset, name };
+		if (j)
+			j[i] = name;
+	}
+}
+
+static const char *plt_slot_name(const struct plt_info *pi, uint64_t slot)
+{
+	size_t lo = 0, hi = pi->nslots;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (pi->slots[mid].slot < slot)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < pi->nslots && pi->slots[lo].slot == slot ? pi->slots[lo].name : NULL;
+}
+
+/* plt_target names the stub at vaddr from its bytes b[0..len). */
+static const char *plt_target(const struct plt_info *pi, uint64_t vaddr, const uint8_t *b,
+			      size_t len)
+{
+	for (size_t k = 0; k + 6 <= len; k++) {
+		if (b[k] == 0xff && b[k + 1] == 0x25) {
+			int32_t disp;
+			memcpy(&disp, b + k + 2, 4);
+			const char *n = plt_slot_name(pi, vaddr + k + 6 + (int64_t)disp);
+			if (n)
+				return n;
+			break;
+		}
+	}
+	for (size_t k = 0; k + 5 <= len; k++) {
+		if (b[k] == 0x68) {
+			uint32_t i;
+			memcpy(&i, b + k + 1, 4);
+			if (i < pi->njmprel && pi->jmprel[i])
+				return pi->jmprel[i];
+			break;
+		}
+	}
+	return NULL;
+}
+
+/* plt_name: "target@plt" (or "@plt"), kept in mi until the module goes. */
+static const char *plt_name(struct mod_info *mi, const char *target)
+{
+	if (mi->nplt_names % 64 == 0) {
+		char **t = gt_mem_realloc(mi->plt_names, (mi->nplt_names + 64) * sizeof *t);
+		if (!t)
+			return NULL;
+		mi->plt_names = t;
+	}
+	size_t len = target ? strlen(target) : 0;
+	char *name = gt_mem_alloc(len + 5);
+	if (!name)
+		return NULL;
+	memcpy(name, target ? target : "", len);
+	memcpy(name + len, "@plt", 5);
+	mi->plt_names[mi->nplt_names++] = name;
+	return name;
+}
+
+/* plt_symbols appends a sized symbol for every PLT entry to (*fn)[0..n)
+ * and returns the new count (n when there are none). */
+static long plt_symbols(Elf *e, GElf_Addr bias, struct mod_info *mi, struct sym_fn **fn, size_t n)
+{
+	size_t shstrndx;
+	if (!mi || elf_getshdrstrndx(e, &shstrndx) != 0)
+		return (long)n;
+	struct plt_info pi = { 0 };
+	Elf_Scn *plt[3] = { NULL, NULL, NULL }; /* .plt, .plt.sec, .plt.got */
+	for (Elf_Scn *scn = elf_nextscn(e, NULL); scn; scn = elf_nextscn(e, scn)) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		const char *nm = elf_strptr(e, shstrndx, sh.sh_name);
+		if (!nm)
+			continue;
+		if (sh.sh_type == SHT_RELA && (strcmp(nm, ".rela.plt") == 0 || strcmp(nm, ".rela.dyn") == 0))
+			plt_relocs(e, scn, strcmp(nm, ".rela.plt") == 0, &pi);
+		else if (sh.sh_type == SHT_PROGBITS && strcmp(nm, ".plt") == 0)
+			plt[0] = scn;
+		else if (sh.sh_type == SHT_PROGBITS && strcmp(nm, ".plt.sec") == 0)
+			plt[1] = scn;
+		else if (sh.sh_type == SHT_PROGBITS && strcmp(nm, ".plt.got") == 0)
+			plt[2] = scn;
+	}
+	if (pi.nslots)
+		qsort(pi.slots, pi.nslots, sizeof *pi.slots, slot_cmp);
+	for (int k = 0; k < 3; k++) {
+		GElf_Shdr sh;
+		Elf_Data *d = plt[k] ? elf_getdata(plt[k], NULL) : NULL;
+		if (!d || !d->d_buf || !gelf_getshdr(plt[k], &sh))
+			continue;
+		size_t ent = k == 2 && sh.sh_entsize ? sh.sh_entsize : 16;
+		size_t cnt = d->d_size / ent;
+		if (cnt == 0 || cnt > PLT_SLOTS_MAX)
+			continue;
+		struct sym_fn *t = gt_mem_realloc(*fn, (n + cnt) * sizeof *t);
+		if (!t)
+			break;
+		*fn = t;
+		for (size_t i = 0; i < cnt; i++) {
+			uint64_t va = sh.sh_addr + i * ent;
+			const uint8_t *b = (const uint8_t *)d->d_buf + i * ent;
+			/* .plt's first entry is PLT0 (the lazy resolver's): unnamed. */
+			const char *target = k == 0 && i == 0 ? NULL : plt_target(&pi, va, b, ent);
+			const char *name = plt_name(mi, target);
+			if (!name)
+				break;
+			GElf_Sym g = { .st_info = GELF_ST_INFO(STB_LOCAL, STT_FUNC), .st_size = ent };
+			t[n++] = (struct sym_fn){ va + bias, ent, name, fn_rank_base(&g), UINT64_MAX };
+		}
+	}
+	gt_mem_free(pi.slots);
+	gt_mem_free(pi.jmprel);
 	return (long)n;
 }
 
@@ -527,7 +765,7 @@ static void syms_build(struct mod_info *mi, Dwfl_Module *mod)
 {
 	mi->syms_built = true;
 	struct sym_fn *fn = NULL;
-	long raw = raw_symbols(mod, &fn);
+	long raw = raw_symbols(mod, mi, &fn);
 	size_t n = raw > 0 ? (size_t)raw : 0;
 	int nsyms = raw >= 0 ? 0 : dwfl_module_getsymtab(mod);
 	if (raw < 0 && nsyms > 1) {
@@ -548,7 +786,7 @@ static void syms_build(struct mod_info *mi, Dwfl_Module *mod)
 		int type = GELF_ST_TYPE(sym.st_info);
 		if (type != STT_FUNC && type != STT_GNU_IFUNC && type != STT_NOTYPE)
 			continue;
-		fn[n++] = (struct sym_fn){ addr, sym.st_size, name, fn_rank_base(&sym) };
+		fn[n++] = (struct sym_fn){ addr, sym.st_size, name, fn_rank_base(&sym), UINT64_MAX };
 	}
 	if (n == 0) {
 		gt_mem_free(fn);
@@ -570,8 +808,9 @@ static void syms_build(struct mod_info *mi, Dwfl_Module *mod)
 
 /* syms_find returns the function symbol covering addr: the nearest sized
  * symbol at or below addr that reaches past it, else the nearest symbol if
- * it has no size (hand-written assembly), else NULL (padding, gaps). */
-static const char *syms_find(const struct mod_info *mi, uint64_t addr)
+ * it has no size (hand-written assembly) and addr is in its section, else
+ * NULL (padding, gaps, a function whose symbol was stripped). */
+static const struct sym_fn *syms_find(const struct mod_info *mi, uint64_t addr)
 {
 	size_t lo = 0, hi = mi->nfn; /* find the first entry above addr */
 	while (lo < hi) {
@@ -586,9 +825,28 @@ static const char *syms_find(const struct mod_info *mi, uint64_t addr)
 	for (size_t i = lo, seen = 0; i > 0 && seen < FN_LOOKBACK; i--, seen++) {
 		const struct sym_fn *f = &mi->fn[i - 1];
 		if (f->size > 0 && addr - f->addr < f->size)
-			return f->name;
+			return f;
 	}
-	return mi->fn[lo - 1].size == 0 ? mi->fn[lo - 1].name : NULL;
+	const struct sym_fn *f = &mi->fn[lo - 1];
+	return f->size == 0 && addr < f->limit ? f : NULL;
+}
+
+/* in_other_function: the CFI has a frame description covering addr that
+ * starts after start, so addr is in another function than the one at
+ * start (whose symbol has no size): a function stripped of its symbol. */
+static bool in_other_function(Dwfl_Module *mod, uint64_t start, uint64_t addr)
+{
+	Dwarf_Addr bias;
+	Dwarf_CFI *cfi = dwfl_module_eh_cfi(mod, &bias);
+	if (!cfi)
+		cfi = dwfl_module_dwarf_cfi(mod, &bias);
+	Dwarf_Frame *fr = NULL;
+	if (!cfi || dwarf_cfi_addrframe(cfi, addr - bias, &fr) != 0 || !fr)
+		return false;
+	Dwarf_Addr lo, hi;
+	bool other = dwarf_frame_info(fr, &lo, &hi, NULL) >= 0 && lo + bias > start;
+	free(fr);
+	return other;
 }
 
 /* func_symbol names the function at addr from the module's symbol table. */
@@ -597,8 +855,12 @@ static const char *func_symbol(Dwfl_Module *mod, uint64_t addr)
 	struct mod_info *mi = mod_info_of(mod);
 	if (mi && !mi->syms_built)
 		syms_build(mi, mod);
-	if (mi && !mi->syms_oom)
-		return syms_find(mi, addr);
+	if (mi && !mi->syms_oom) {
+		const struct sym_fn *f = syms_find(mi, addr);
+		if (f && f->size == 0 && addr != f->addr && in_other_function(mod, f->addr, addr))
+			return NULL;
+		return f ? f->name : NULL;
+	}
 	/* Out of memory for the index: the slow way still works. */
 	GElf_Off off;
 	GElf_Sym sym;
