@@ -221,8 +221,14 @@ static void closing_end(struct gt_modgone *batch)
 int gt_modules_dlclose(void *handle)
 {
 	int (*real)(void *) = GT_REAL(dlclose); /* resolved before the bracket */
+	/* The bracket's own work (realpath, dl_iterate_phdr) is the
+	 * tracer's; the real call's (the library's destructors) the program's. */
+	gt_self.inside++;
 	struct gt_modgone *batch = closing_begin(handle);
+	gt_self.inside--;
 	int r = real(handle);
+	gt_self.inside++;
 	closing_end(batch);
+	gt_self.inside--;
 	return r;
 }

@@ -66,42 +66,37 @@ __attribute__((noinline, optimize("no-optimize-sibling-calls"))) static void *tr
  * destructors) runs the program's callable:
  * std::thread::_State_impl<std::thread::_Invoker<std::tuple<Worker>>>::_M_run().
  * A thread created by std::thread::_M_start_thread (the caller of
- * pthread_create, an exported function of libstdc++) with a start routine
- * inside libstdc++ starts, as a goroutine, at that _M_run; the frames of
+ * pthread_create, an exported function of libstdc++) starts, as a goroutine, at that _M_run; the frames of
  * execute_native_thread_routine are left off its stacks
  * (gt_stack_set_std_entry), so they end at _M_run as well. Anything else
  * starts at its start routine. */
 #define STD_START_THREAD "_ZNSt6thread15_M_start_threadESt10unique_ptrINS_6_StateESt14default_deleteIS1_EEPFvvE"
 
-static int in_libstdcxx(uintptr_t pc)
+static uintptr_t std_lo, std_hi; /* _M_start_thread's code, when linked */
+
+/* gt_thread_std_init finds _M_start_thread once, from the constructor:
+ * dlsym and dladdr take the loader's lock, which pthread_create must not
+ * wait for (a constructor inside dlopen may wait for the thread). A
+ * libstdc++ dlopen'ed later is not seen: its threads start at
+ * execute_native_thread_routine's address. */
+void gt_thread_std_init(void)
 {
 	Dl_info di;
-	if (!dladdr((void *)pc, &di) || !di.dli_fname)
-		return 0;
-	const char *slash = strrchr(di.dli_fname, '/');
-	return strncmp(slash ? slash + 1 : di.dli_fname, "libstdc++.so", 12) == 0;
+	const ElfW(Sym) *sym = NULL;
+	void *p = dlsym(RTLD_DEFAULT, STD_START_THREAD);
+	if (p && dladdr1(p, &di, (void **)&sym, RTLD_DL_SYMENT) && sym && sym->st_size) {
+		std_lo = (uintptr_t)p;
+		std_hi = std_lo + sym->st_size;
+	}
 }
 
 static uintptr_t start_pc_of(void *(*fn)(void *), void *arg, uintptr_t ra)
 {
-	static uintptr_t lo, hi; /* _M_start_thread, once found */
-	if (!arg || !in_libstdcxx((uintptr_t)fn))
-		return (uintptr_t)fn;
-	if (!hi) {
-		Dl_info di;
-		const ElfW(Sym) *sym = NULL;
-		void *p = dlsym(RTLD_DEFAULT, STD_START_THREAD);
-		if (p && dladdr1(p, &di, (void **)&sym, RTLD_DL_SYMENT) && sym && sym->st_size) {
-			lo = (uintptr_t)p;
-			hi = lo + sym->st_size;
-		}
-	}
-	if (ra < lo || ra >= hi)
+	if (ra < std_lo || ra >= std_hi || !arg)
 		return (uintptr_t)fn;
 	void *const *vtable = *(void *const *const *)arg;
 	uintptr_t run = vtable ? (uintptr_t)vtable[2] : 0;
-	Dl_info di;
-	if (!run || !dladdr((void *)run, &di))
+	if (!run)
 		return (uintptr_t)fn;
 	gt_stack_set_std_entry((uintptr_t)fn);
 	return run;
@@ -124,9 +119,7 @@ GT_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*
 		return GT_REAL(pthread_create)(th, attr, fn, arg);
 	st->fn = fn;
 	st->arg = arg;
-	t->inside++; /* dladdr and dlsym may allocate */
 	st->start_pc = start_pc_of(fn, arg, GT_RA());
-	t->inside--;
 	st->g = gt_new_goroutine();
 	st->gen = 0;
 	atomic_store_explicit(&st->ready, 0, memory_order_relaxed);
