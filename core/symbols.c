@@ -1426,10 +1426,10 @@ static bool runtime_library(const char *path)
 /* resolve_self names a PC of the tracer's own code: a wrapper stands for
  * the call the program made, so its frame reads as the real function does
  * (its name; the file of the library the real function lives in, found
- * with dlsym(RTLD_NEXT); the C library for a name it has no default
- * version of), without a line, never as the tracer's source. The
- * annotation API (gotrace_*), which has no real counterpart, names the
- * tracer's library, without a line. */
+ * with dlsym(RTLD_NEXT); the C library for an exported name it has no
+ * default version of), without a line, never as the tracer's source. The
+ * annotation API (gotrace_*) and internal functions, which have no real
+ * counterpart, name the tracer's library, without a line. */
 static size_t resolve_self(struct gt_symbolizer *s, Dwfl_Module *mod, const char *modname,
 			   uint64_t pc, uint64_t addr, struct gt_sym_frame *f)
 {
@@ -1444,10 +1444,11 @@ static size_t resolve_self(struct gt_symbolizer *s, Dwfl_Module *mod, const char
 			memcpy(plain, name, len);
 			plain[len] = '\0';
 			void *real = dlsym(RTLD_NEXT, plain);
-			/* No default version (pthread_yield is a compat
-			 * symbol since glibc 2.34): the C library's, unless
-			 * it is the annotation API's own. */
-			if (!real && strncmp(plain, "gotrace_", 8) != 0)
+			/* An exported wrapper of a name the libraries after us
+			 * have no default version of (pthread_yield is a compat
+			 * symbol since glibc 2.34): the C library's, unless it
+			 * is the annotation API's own. */
+			if (!real && strncmp(plain, "gotrace_", 8) != 0 && dlsym(RTLD_DEFAULT, plain))
 				real = dlsym(RTLD_NEXT, "gnu_get_libc_version");
 			Dwfl_Module *home = real ? module_at(s, (uint64_t)(uintptr_t)real) : NULL;
 			const char *homename = home ? dwfl_module_info(home, NULL, NULL, NULL, NULL, NULL,
