@@ -109,7 +109,7 @@ static void unloaded(struct gt_modgone *g, void *arg)
 static void forget(const struct gt_modgone *g, void *arg)
 {
 	(void)arg;
-	if (!g->purged && symbolizer)
+	if (g->state == GT_GONE_DONE && !g->purged && symbolizer)
 		gt_sym_unloaded(symbolizer, g->lo, g->hi);
 	if (symbolizer)
 		gt_sym_forget(symbolizer, g->serial);

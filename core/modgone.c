@@ -15,6 +15,10 @@
 static gt_lock_t gone_lock;
 static _Atomic(struct gt_modgone *) head;  /* oldest first (gone_lock) */
 static uint32_t next_serial;                /* gone_lock */
+/* Candidates a dlclose left loaded: off the list at once (so a program
+ * that dlcloses often does not make every lookup walk them), freed by the
+ * next trim (the symbolizer's thread may still use one it found). */
+static struct gt_modgone *kept;             /* gone_lock */
 
 struct begin_ctx {
 	const struct gt_modtab *cur;
@@ -163,6 +167,20 @@ void gt_modgone_end(struct gt_modgone *batch)
 			g->state = GT_GONE_DONE;
 		}
 	}
+	struct gt_modgone *prev = NULL;
+	for (struct gt_modgone *g = atomic_load_explicit(&head, memory_order_relaxed), *next; g; g = next) {
+		next = g->next;
+		if (g->state != GT_GONE_KEPT) {
+			prev = g;
+			continue;
+		}
+		if (prev)
+			prev->next = next;
+		else
+			atomic_store_explicit(&head, next, memory_order_release);
+		g->next = kept;
+		kept = g;
+	}
 	gt_unlock(&gone_lock);
 }
 
@@ -204,10 +222,9 @@ void gt_modgone_each(void (*fn)(struct gt_modgone *g, void *arg), void *arg)
 void gt_modgone_trim(uint64_t written, void (*forget)(const struct gt_modgone *g, void *arg),
 		     void *arg)
 {
-	if (!atomic_load_explicit(&head, memory_order_acquire))
-		return;
-	struct gt_modgone *dead = NULL;
 	gt_lock(&gone_lock);
+	struct gt_modgone *dead = kept;
+	kept = NULL;
 	struct gt_modgone *g = atomic_load_explicit(&head, memory_order_relaxed);
 	struct gt_modgone *prev = NULL;
 	while (g) {

@@ -24,7 +24,7 @@
 enum gt_gone_state {
 	GT_GONE_PENDING, /* the dlclose is under way */
 	GT_GONE_DONE,    /* unloaded by it */
-	GT_GONE_KEPT,    /* still loaded after it: to drop */
+	GT_GONE_KEPT,    /* still loaded after it: off the list, to free */
 };
 
 struct gt_modgone {
@@ -68,8 +68,8 @@ const struct gt_modgone *gt_modgone_find(uint64_t gen, uint64_t id, uintptr_t ad
 void gt_modgone_each(void (*fn)(struct gt_modgone *g, void *arg), void *arg);
 
 /* gt_modgone_trim frees the modules no generation after written can
- * refer to (unloaded in a generation <= written, or kept), calling forget
- * on each first. */
+ * refer to (unloaded in a generation <= written, or left loaded), calling
+ * forget on each first. */
 void gt_modgone_trim(uint64_t written, void (*forget)(const struct gt_modgone *g, void *arg),
 		     void *arg);
 
