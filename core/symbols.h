@@ -97,7 +97,8 @@ void gt_sym_set_self(struct gt_symbolizer *s, uint64_t lo, uint64_t hi);
  * loaded after gt_sym_open are found. A module whose file on disk has
  * another build ID than the loaded image (replaced since) is read from its
  * debug file by build ID if there is one, else gets "<module>+0x" names. Results are cached per (pc, is_return_address): a
- * PC resolves to whatever was mapped there at its first lookup, and cached
+ * PC resolves to whatever was mapped there at its first lookup (until
+ * gt_sym_unloaded drops its range), and cached
  * lookups never touch the loader. The cache grows with the number of
  * distinct PCs and strings seen; libdw's own memory grows with the debug
  * info it has had to read (tens of MiB once all of libc's is touched), and
