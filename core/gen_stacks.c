@@ -7,11 +7,20 @@
 #include <string.h>
 #include <sys/auxv.h>
 
+#include "modgone.h"
 #include "stack.h"
 #include "symbols.h"
 #include "tracer.h"
 
 static struct gt_symbolizer *symbolizer;
+
+/* open_symbolizer: the tracer's own functions (the wrappers, the leaf
+ * of most stacks) read as the calls the program made (symbols.h). */
+static void open_symbolizer(void)
+{
+	symbolizer = gt_sym_open();
+	gt_sym_set_self(symbolizer, gt.self_lo, gt.self_hi);
+}
 
 /* bare: this switch must not allocate through malloc, which is the
  * program's own (Chromium's PartitionAlloc, a static jemalloc): the final
@@ -61,12 +70,50 @@ static uint64_t name_id(struct gt_strtab *st, const char *s)
 	return e->id;
 }
 
+#define STD_ENTRY_SPAN 64
+
 struct stack_dump {
 	struct gt_gen_batch tb;
 	struct gt_strtab *strings;
 	uint64_t main_id;
+	uint64_t gen;
 	int bare;
 };
+
+/* lookup names one PC of stack id: from the module that was loaded there
+ * when the stack was captured, if a dlclose has unloaded it since
+ * (core/modgone.h), else from what is loaded there now. */
+static size_t lookup(const struct stack_dump *d, uint64_t id, uintptr_t pc, bool is_ret,
+		     struct gt_sym_frame *sf, size_t max)
+{
+	const struct gt_modgone *g = gt_modgone_find(d->gen, id, is_ret && pc ? pc - 1 : pc);
+	if (g) {
+		struct gt_sym_gone sg = { g->serial, g->path, g->lo, g->hi, g->build_id,
+					  g->build_id_len };
+		return gt_sym_lookup_gone(symbolizer, &sg, pc, is_ret, sf, max, d->bare);
+	}
+	return d->bare ? gt_sym_lookup_cached(symbolizer, pc, is_ret, sf, max)
+		       : gt_sym_lookup(symbolizer, pc, is_ret, sf, max);
+}
+
+/* unloaded: live names cached for an unloaded module's range are dropped
+ * once (a module loaded there later is another). */
+static void unloaded(struct gt_modgone *g, void *arg)
+{
+	(void)arg;
+	if (!g->purged && symbolizer)
+		gt_sym_unloaded(symbolizer, g->lo, g->hi);
+	g->purged = 1;
+}
+
+static void forget(const struct gt_modgone *g, void *arg)
+{
+	(void)arg;
+	if (g->state == GT_GONE_DONE && !g->purged && symbolizer)
+		gt_sym_unloaded(symbolizer, g->lo, g->hi);
+	if (symbolizer)
+		gt_sym_forget(symbolizer, g->serial);
+}
 
 static void dump_stack(void *ctx, const struct gt_idmap_entry *e)
 {
@@ -75,14 +122,19 @@ static void dump_stack(void *ctx, const struct gt_idmap_entry *e)
 	size_t n = e->len / sizeof *pcs;
 	struct gt_frame frames[GT_MAX_FRAMES];
 	size_t nf = 0;
+	/* A std::thread's outermost frame, in libstdc++'s thread start
+	 * routine, is left off: its stacks end at its callable's _M_run
+	 * (interpose/thread.c). The routine is a few dozen bytes long. */
+	uintptr_t std = gt_stack_std_entry();
+	if (std && n > 1 && pcs[n - 1] > std && pcs[n - 1] - std <= STD_ENTRY_SPAN)
+		n--;
 	for (size_t i = 0; i < n && nf < GT_MAX_FRAMES; i++) {
 		if (pcs[i] >= GT_PC_SYNTHETIC) {
 			frames[nf++] = (struct gt_frame){ pcs[i], d->main_id, 0, 0 };
 			continue;
 		}
 		struct gt_sym_frame sf[16];
-		size_t k = d->bare ? gt_sym_lookup_cached(symbolizer, pcs[i], i > 0, sf, 16)
-				   : gt_sym_lookup(symbolizer, pcs[i], i > 0, sf, 16);
+		size_t k = lookup(d, e->id, pcs[i], i > 0, sf, 16);
 		if (k == 0 && d->bare) {
 			frames[nf++] = (struct gt_frame){ pcs[i], unsymbolized(d->strings, pcs[i]), 0, 0 };
 			continue;
@@ -110,22 +162,25 @@ void gt_gen_stacks_write(struct gt_gen_out *o, uint64_t old, uint64_t ts, int fi
 	struct stack_dump d = {
 		.tb = { .o = o, .section = GT_EV_STACKS, .gen = old, .m = GT_NO_THREAD, .ts = ts },
 		.strings = strings,
+		.gen = old,
 		.bare = bare(final),
 	};
 	if (!symbolizer && !d.bare)
-		symbolizer = gt_sym_open();
+		open_symbolizer();
 	/* The synthetic frames' name: among the strings every generation
 	 * carries first (core/gen_strings.h), so this finds its id. */
 	d.main_id = gt_strtab_put(strings, GT_PC_MAIN_NAME, strlen(GT_PC_MAIN_NAME));
 	memset(name_ids, 0, sizeof name_ids); /* ids are this generation's */
+	gt_modgone_each(unloaded, NULL);
 	gt_idmap_each(&gt.stacks[old & 1].map, dump_stack, &d);
 	gt_gen_batch_close(&d.tb);
+	gt_modgone_trim(old, forget, NULL);
 }
 
 void gt_gen_stacks_warm(void)
 {
 	if (!symbolizer)
-		symbolizer = gt_sym_open();
+		open_symbolizer();
 	uintptr_t entry = getauxval(AT_ENTRY);
 	struct gt_sym_frame f[16];
 	if (symbolizer && entry)

@@ -46,6 +46,7 @@
 
 #include "clock.h"
 #include "lock.h"
+#include "modgone.h"
 #include "real.h"
 #include "sys.h"
 #include "thread.h"
@@ -134,6 +135,7 @@ static void child_after_fork(void)
 	gt_lock_reset(&pub_lock);
 	closing = 0;          /* a dlclose of another thread is gone */
 	force_rebuild = 1;    /* its reduced table may be the live one */
+	gt_modgone_after_fork();
 }
 
 void gt_modules_init(void)
@@ -174,8 +176,9 @@ void gt_modules_refresh(void)
 	errno = saved;
 }
 
-static void closing_begin(void *handle)
+static struct gt_modgone *closing_begin(void *handle)
 {
+	struct gt_modgone *batch = NULL;
 	int saved = errno;
 	struct link_map *lm = NULL;
 	uintptr_t base = 0;
@@ -184,6 +187,8 @@ static void closing_begin(void *handle)
 	gt_lock(&pub_lock);
 	closing++;
 	struct gt_modtab *cur = atomic_load_explicit(&live, memory_order_relaxed);
+	/* What the call may unload, named later from its file (modgone.h). */
+	batch = gt_modgone_begin(cur, base);
 	if (cur) {
 		struct gt_modtab *t = gt_modtab_only_permanent(cur, ++epoch, base);
 		if (t) {
@@ -199,11 +204,13 @@ static void closing_begin(void *handle)
 	}
 	gt_unlock(&pub_lock);
 	errno = saved;
+	return batch;
 }
 
-static void closing_end(void)
+static void closing_end(struct gt_modgone *batch)
 {
 	int saved = errno;
+	gt_modgone_end(batch);
 	gt_lock(&pub_lock);
 	if (closing > 0 && --closing == 0)
 		rebuild();
@@ -214,8 +221,14 @@ static void closing_end(void)
 int gt_modules_dlclose(void *handle)
 {
 	int (*real)(void *) = GT_REAL(dlclose); /* resolved before the bracket */
-	closing_begin(handle);
+	/* The bracket's own work (realpath, dl_iterate_phdr) is the
+	 * tracer's; the real call's (the library's destructors) the program's. */
+	gt_self.inside++;
+	struct gt_modgone *batch = closing_begin(handle);
+	gt_self.inside--;
 	int r = real(handle);
-	closing_end();
+	gt_self.inside++;
+	closing_end(batch);
+	gt_self.inside--;
 	return r;
 }

@@ -29,6 +29,18 @@
 #include "tracer.h"
 #include "unwind.h"
 
+static _Atomic uintptr_t std_entry;
+
+uintptr_t gt_stack_std_entry(void)
+{
+	return atomic_load_explicit(&std_entry, memory_order_relaxed);
+}
+
+void gt_stack_set_std_entry(uintptr_t entry)
+{
+	atomic_store_explicit(&std_entry, entry, memory_order_relaxed);
+}
+
 static int find_self(struct dl_phdr_info *info, size_t size, void *ctx)
 {
 	uintptr_t probe = (uintptr_t)ctx;

@@ -26,6 +26,13 @@ struct gt_thread;
  * module table and the main thread's stack range. From the constructor. */
 void gt_stack_init(void);
 
+/* std::thread's start routine (libstdc++'s execute_native_thread_routine),
+ * once a thread was seen starting there (interpose/thread.c), else 0:
+ * written stacks leave off an outermost frame inside it
+ * (core/gen_stacks.c), so a std::thread's stacks end at its callable. */
+uintptr_t gt_stack_std_entry(void);
+void gt_stack_set_std_entry(uintptr_t entry);
+
 /* A new thread's stack, as pthread_create's attributes say (interpose/
  * thread.c): gt_stack_hint in the creator, gt_stack_thread_start as the
  * new thread's first step, which sets its stack range for the unwinder

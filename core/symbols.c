@@ -63,6 +63,14 @@ struct sym_entry {
 	uint16_t n;
 	uint8_t is_ret;
 	uint8_t used;
+	uint32_t owner;  /* 0: the live modules; else an unloaded module's serial */
+};
+
+/* An unloaded module being named (gt_sym_lookup_gone): its own Dwfl. */
+struct gone_dwfl {
+	uint32_t serial;
+	Dwfl *dwfl;
+	Dwfl_Module *mod;   /* NULL: libdwfl would not take it */
 };
 
 /* One interned string (owned, NUL-terminated) and its hash. */
@@ -88,6 +96,9 @@ struct gt_symbolizer {
 	size_t frames_len, frames_cap;
 	struct sym_str *strs;       /* open addressing, power-of-two capacity */
 	size_t strs_cap, strs_len;
+	uint64_t self_lo, self_hi;  /* the tracer's own code (gt_sym_set_self) */
+	struct gone_dwfl *gone;     /* unloaded modules being named */
+	size_t ngone, gone_cap;
 };
 
 /* ---- hashing and the string table ---- */
@@ -187,6 +198,54 @@ char *gt_sym_demangle(const char *name)
 	return out;
 }
 
+/* std_thread_name shortens, in place, the function a std::thread runs its
+ * callable in, std::thread::_State_impl<std::thread::_Invoker<std::tuple<
+ * CALLABLE, ARGS...> > >::_M_run(), to std::thread<CALLABLE, ARGS...>: a
+ * std::thread's goroutine starts there (interpose/thread.c), and the long
+ * form hides the callable from every listing that cuts names. */
+static void std_thread_name(char *d)
+{
+	static const char head[] = "std::thread::_State_impl<std::thread::_Invoker<std::tuple<";
+	static const char tail[] = "> > >::_M_run()";
+	size_t n = strlen(d), h = sizeof head - 1, t = sizeof tail - 1;
+	if (n <= h + t || strncmp(d, head, h) != 0 || strcmp(d + n - t, tail) != 0)
+		return;
+	size_t inner = n - h - t;
+	memcpy(d, "std::thread<", 12);
+	memmove(d + 12, d + h, inner);
+	size_t end = 12 + inner;
+	if (end > 12 && d[end - 1] == ' ') /* "<X<Y> >": no space before our '>' */
+		end--;
+	d[end] = '>';
+	d[end + 1] = '\0';
+}
+
+/* intern_plt interns "target@plt" with target demangled. */
+static const char *intern_plt(struct gt_symbolizer *s, const char *name, const char *at)
+{
+	char plain[1024];
+	size_t len = (size_t)(at - name);
+	if (len >= sizeof plain)
+		return intern(s, name);
+	memcpy(plain, name, len);
+	plain[len] = '\0';
+	char *d = demangle_with(s->demangle, plain);
+	if (!d)
+		return intern(s, name);
+	char *full = gt_mem_alloc(strlen(d) + 5);
+	const char *r;
+	if (full) {
+		strcpy(full, d);
+		strcat(full, "@plt");
+		r = intern(s, full);
+		gt_mem_free(full);
+	} else {
+		r = intern(s, name);
+	}
+	gt_mem_free(d);
+	return r;
+}
+
 /* intern_name interns a function name without its symbol version
  * ("pthread_create@GLIBC_2.2.5", "glob64@@GLIBC_2.27": .symtab spells
  * versioned aliases that way), demangled when it is a C++ name. */
@@ -194,6 +253,8 @@ static const char *intern_name(struct gt_symbolizer *s, const char *name)
 {
 	char plain[1024];
 	const char *at = name ? strchr(name, '@') : NULL;
+	if (at && strcmp(at, "@plt") == 0)
+		return intern_plt(s, name, at);
 	if (at && at > name && (size_t)(at - name) < sizeof plain) {
 		memcpy(plain, name, (size_t)(at - name));
 		plain[at - name] = '\0';
@@ -202,6 +263,7 @@ static const char *intern_name(struct gt_symbolizer *s, const char *name)
 	char *d = demangle_with(s->demangle, name);
 	if (!d)
 		return intern(s, name);
+	std_thread_name(d);
 	const char *r = intern(s, d);
 	gt_mem_free_returned(d);
 	return r;
@@ -223,6 +285,7 @@ struct sym_fn {
 	uint64_t size;
 	const char *name;
 	uint32_t rank;   /* fn_rank_base: which of several aliases at one address wins */
+	uint64_t limit;  /* size 0: the end of its section (nothing past it is its) */
 };
 
 /* One range of one function's code, in DWARF addresses (before bias). */
@@ -257,6 +320,8 @@ struct mod_info {
 
 	bool syms_built;
 	bool syms_oom;       /* no memory for fn: use dwfl_module_addrinfo */
+	char **plt_names;    /* the "target@plt" names of fn, ours to free */
+	size_t nplt_names;
 	struct sym_fn *fn;   /* sorted by addr, best alias only; NULL if none */
 	size_t nfn;
 	struct cu_funcs **cus; /* open addressing by cu_off */
@@ -285,6 +350,9 @@ static void mod_info_free(struct mod_info *mi)
 	}
 	gt_mem_free(mi->cus);
 	gt_mem_free(mi->fn);
+	for (size_t i = 0; i < mi->nplt_names; i++)
+		gt_mem_free(mi->plt_names[i]);
+	gt_mem_free(mi->plt_names);
 	gt_mem_free(mi);
 }
 
@@ -422,7 +490,10 @@ static size_t sort_fns(struct sym_fn *fn, size_t n)
  * node's 110,000 symbols was most of a generation's symbolization. Returns
  * the count, or -1 when libdwfl must do it (no table, a minidebuginfo
  * table beside .dynsym, extended section indexes, a foreign layout). */
-static long raw_symbols(Dwfl_Module *mod, struct sym_fn **out)
+static long plt_symbols(Elf *e, GElf_Addr bias, struct mod_info *mi, struct sym_fn **fn,
+			size_t n);
+
+static long raw_symbols(Dwfl_Module *mod, struct mod_info *mi, struct sym_fn **out)
 {
 	GElf_Addr bias;
 	Elf *e = dwfl_module_getelf(mod, &bias);
@@ -467,8 +538,17 @@ static long raw_symbols(Dwfl_Module *mod, struct sym_fn **out)
 	size_t nsym = d->d_size / sizeof *sym;
 	const char *str = sd->d_buf;
 	struct sym_fn *fn = gt_mem_alloc((nsym ? nsym : 1) * sizeof *fn);
-	if (!fn)
+	uint64_t *end = gt_mem_calloc(shnum ? shnum : 1, sizeof *end); /* section ends */
+	if (!fn || !end) {
+		gt_mem_free(fn);
+		gt_mem_free(end);
 		return -1;
+	}
+	for (Elf_Scn *scn = elf_nextscn(e, NULL); scn; scn = elf_nextscn(e, scn)) {
+		GElf_Shdr h;
+		if (gelf_getshdr(scn, &h))
+			end[elf_ndxscn(scn)] = h.sh_addr + h.sh_size + bias;
+	}
 	size_t n = 0;
 	for (size_t i = 1; i < nsym; i++) {
 		const Elf64_Sym *y = &sym[i];
@@ -481,9 +561,201 @@ static long raw_symbols(Dwfl_Module *mod, struct sym_fn **out)
 		if (y->st_name == 0 || y->st_name >= sd->d_size || str[y->st_name] == 0)
 			continue;
 		GElf_Sym g = { .st_info = y->st_info, .st_size = y->st_size };
-		fn[n++] = (struct sym_fn){ y->st_value + bias, y->st_size, str + y->st_name, fn_rank_base(&g) };
+		fn[n++] = (struct sym_fn){ y->st_value + bias, y->st_size, str + y->st_name, fn_rank_base(&g),
+					   shndx < shnum ? end[shndx] : UINT64_MAX };
 	}
+	gt_mem_free(end);
+	long all = plt_symbols(e, bias, mi, &fn, n);
 	*out = fn;
+	return all;
+}
+
+/* ---- PLT entries ----
+ *
+ * A PC in a PLT stub (a call through it that a signal interrupted, a
+ * non-PIE executable's canonical address of an imported function used as
+ * a thread's start routine) is named "target@plt", as objdump does:
+ * .plt is a 16-byte PLT0 then 16-byte entries; .plt.sec (IBT) entries map
+ * to .rela.plt; .plt.got entries jump through a GLOB_DAT slot. Each entry
+ * is decoded: its `jmp *slot(%rip)` (ff 25, perhaps after bnd f2) names
+ * the slot's symbol from .rela.plt (JUMP_SLOT) or .rela.dyn (GLOB_DAT),
+ * else its `push $i` (68) names .rela.plt's i-th symbol; an entry neither
+ * names (PLT0) is "@plt". Without the sections' bytes (a separate debug
+ * file: the module's own file is not read for this) the stubs have no
+ * symbol: "module+0xOFF". */
+
+#define PLT_SLOTS_MAX (1u << 20)
+
+struct plt_slot {
+	uint64_t slot;   /* the GOT slot's address (unbiased) */
+	const char *name;
+};
+
+struct plt_info {
+	struct plt_slot *slots;
+	size_t nslots;
+	const char **jmprel;     /* .rela.plt's names, by index */
+	size_t njmprel;
+};
+
+static int slot_cmp(const void *a, const void *b)
+{
+	const struct plt_slot *x = a, *y = b;
+	return x->slot < y->slot ? -1 : x->slot > y->slot;
+}
+
+/* plt_relocs reads the named relocations of one SHT_RELA section. */
+static void plt_relocs(Elf *e, Elf_Scn *rela, bool is_jmprel, struct plt_info *pi)
+{
+	GElf_Shdr sh, symsh;
+	Elf_Data *d = elf_getdata(rela, NULL);
+	Elf_Scn *symscn = gelf_getshdr(rela, &sh) ? elf_getscn(e, sh.sh_link) : NULL;
+	Elf_Data *syms = symscn ? elf_getdata(symscn, NULL) : NULL;
+	if (!d || !syms || !gelf_getshdr(symscn, &symsh) || sh.sh_entsize == 0)
+		return;
+	size_t n = d->d_size / sh.sh_entsize;
+	if (n > PLT_SLOTS_MAX)
+		return;
+	struct plt_slot *s = gt_mem_realloc(pi->slots, (pi->nslots + n) * sizeof *s);
+	if (!s)
+		return;
+	pi->slots = s;
+	const char **j = NULL;
+	if (is_jmprel && !pi->jmprel && (j = gt_mem_calloc(n ? n : 1, sizeof *j)) != NULL) {
+		pi->jmprel = j;
+		pi->njmprel = n;
+	}
+	for (size_t i = 0; i < n; i++) {
+		GElf_Rela r;
+		GElf_Sym y;
+		if (!gelf_getrela(d, (int)i, &r))
+			continue;
+		unsigned type = GELF_R_TYPE(r.r_info);
+		if (type != R_X86_64_JUMP_SLOT && type != R_X86_64_GLOB_DAT)
+			continue;
+		if (!gelf_getsym(syms, (int)GELF_R_SYM(r.r_info), &y))
+			continue;
+		const char *name = elf_strptr(e, symsh.sh_link, y.st_name);
+		if (!name || !*name)
+			continue;
+		pi->slots[pi->nslots++] = (struct plt_slot){ r.r_offset, name };
+		if (j)
+			j[i] = name;
+	}
+}
+
+static const char *plt_slot_name(const struct plt_info *pi, uint64_t slot)
+{
+	size_t lo = 0, hi = pi->nslots;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (pi->slots[mid].slot < slot)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < pi->nslots && pi->slots[lo].slot == slot ? pi->slots[lo].name : NULL;
+}
+
+/* plt_target names the stub at vaddr from its bytes b[0..len). */
+static const char *plt_target(const struct plt_info *pi, uint64_t vaddr, const uint8_t *b,
+			      size_t len)
+{
+	for (size_t k = 0; k + 6 <= len; k++) {
+		if (b[k] == 0xff && b[k + 1] == 0x25) {
+			int32_t disp;
+			memcpy(&disp, b + k + 2, 4);
+			const char *n = plt_slot_name(pi, vaddr + k + 6 + (int64_t)disp);
+			if (n)
+				return n;
+			break;
+		}
+	}
+	for (size_t k = 0; k + 5 <= len; k++) {
+		if (b[k] == 0x68) {
+			uint32_t i;
+			memcpy(&i, b + k + 1, 4);
+			if (i < pi->njmprel && pi->jmprel[i])
+				return pi->jmprel[i];
+			break;
+		}
+	}
+	return NULL;
+}
+
+/* plt_name: "target@plt" (or "@plt"), kept in mi until the module goes. */
+static const char *plt_name(struct mod_info *mi, const char *target)
+{
+	if (mi->nplt_names % 64 == 0) {
+		char **t = gt_mem_realloc(mi->plt_names, (mi->nplt_names + 64) * sizeof *t);
+		if (!t)
+			return NULL;
+		mi->plt_names = t;
+	}
+	size_t len = target ? strlen(target) : 0;
+	char *name = gt_mem_alloc(len + 5);
+	if (!name)
+		return NULL;
+	memcpy(name, target ? target : "", len);
+	memcpy(name + len, "@plt", 5);
+	mi->plt_names[mi->nplt_names++] = name;
+	return name;
+}
+
+/* plt_symbols appends a sized symbol for every PLT entry to (*fn)[0..n)
+ * and returns the new count (n when there are none). */
+static long plt_symbols(Elf *e, GElf_Addr bias, struct mod_info *mi, struct sym_fn **fn, size_t n)
+{
+	size_t shstrndx;
+	if (!mi || elf_getshdrstrndx(e, &shstrndx) != 0)
+		return (long)n;
+	struct plt_info pi = { 0 };
+	Elf_Scn *plt[3] = { NULL, NULL, NULL }; /* .plt, .plt.sec, .plt.got */
+	for (Elf_Scn *scn = elf_nextscn(e, NULL); scn; scn = elf_nextscn(e, scn)) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		const char *nm = elf_strptr(e, shstrndx, sh.sh_name);
+		if (!nm)
+			continue;
+		if (sh.sh_type == SHT_RELA && (strcmp(nm, ".rela.plt") == 0 || strcmp(nm, ".rela.dyn") == 0))
+			plt_relocs(e, scn, strcmp(nm, ".rela.plt") == 0, &pi);
+		else if (sh.sh_type == SHT_PROGBITS && strcmp(nm, ".plt") == 0)
+			plt[0] = scn;
+		else if (sh.sh_type == SHT_PROGBITS && strcmp(nm, ".plt.sec") == 0)
+			plt[1] = scn;
+		else if (sh.sh_type == SHT_PROGBITS && strcmp(nm, ".plt.got") == 0)
+			plt[2] = scn;
+	}
+	if (pi.nslots)
+		qsort(pi.slots, pi.nslots, sizeof *pi.slots, slot_cmp);
+	for (int k = 0; k < 3; k++) {
+		GElf_Shdr sh;
+		Elf_Data *d = plt[k] ? elf_getdata(plt[k], NULL) : NULL;
+		if (!d || !d->d_buf || !gelf_getshdr(plt[k], &sh))
+			continue;
+		size_t ent = k == 2 && sh.sh_entsize ? sh.sh_entsize : 16;
+		size_t cnt = d->d_size / ent;
+		if (cnt == 0 || cnt > PLT_SLOTS_MAX)
+			continue;
+		struct sym_fn *t = gt_mem_realloc(*fn, (n + cnt) * sizeof *t);
+		if (!t)
+			break;
+		*fn = t;
+		for (size_t i = 0; i < cnt; i++) {
+			uint64_t va = sh.sh_addr + i * ent;
+			const uint8_t *b = (const uint8_t *)d->d_buf + i * ent;
+			/* .plt's first entry is PLT0 (the lazy resolver's): unnamed. */
+			const char *target = k == 0 && i == 0 ? NULL : plt_target(&pi, va, b, ent);
+			const char *name = plt_name(mi, target);
+			if (!name)
+				break;
+			GElf_Sym g = { .st_info = GELF_ST_INFO(STB_LOCAL, STT_FUNC), .st_size = ent };
+			t[n++] = (struct sym_fn){ va + bias, ent, name, fn_rank_base(&g), UINT64_MAX };
+		}
+	}
+	gt_mem_free(pi.slots);
+	gt_mem_free(pi.jmprel);
 	return (long)n;
 }
 
@@ -494,7 +766,7 @@ static void syms_build(struct mod_info *mi, Dwfl_Module *mod)
 {
 	mi->syms_built = true;
 	struct sym_fn *fn = NULL;
-	long raw = raw_symbols(mod, &fn);
+	long raw = raw_symbols(mod, mi, &fn);
 	size_t n = raw > 0 ? (size_t)raw : 0;
 	int nsyms = raw >= 0 ? 0 : dwfl_module_getsymtab(mod);
 	if (raw < 0 && nsyms > 1) {
@@ -515,7 +787,7 @@ static void syms_build(struct mod_info *mi, Dwfl_Module *mod)
 		int type = GELF_ST_TYPE(sym.st_info);
 		if (type != STT_FUNC && type != STT_GNU_IFUNC && type != STT_NOTYPE)
 			continue;
-		fn[n++] = (struct sym_fn){ addr, sym.st_size, name, fn_rank_base(&sym) };
+		fn[n++] = (struct sym_fn){ addr, sym.st_size, name, fn_rank_base(&sym), UINT64_MAX };
 	}
 	if (n == 0) {
 		gt_mem_free(fn);
@@ -537,8 +809,9 @@ static void syms_build(struct mod_info *mi, Dwfl_Module *mod)
 
 /* syms_find returns the function symbol covering addr: the nearest sized
  * symbol at or below addr that reaches past it, else the nearest symbol if
- * it has no size (hand-written assembly), else NULL (padding, gaps). */
-static const char *syms_find(const struct mod_info *mi, uint64_t addr)
+ * it has no size (hand-written assembly) and addr is in its section, else
+ * NULL (padding, gaps, a function whose symbol was stripped). */
+static const struct sym_fn *syms_find(const struct mod_info *mi, uint64_t addr)
 {
 	size_t lo = 0, hi = mi->nfn; /* find the first entry above addr */
 	while (lo < hi) {
@@ -553,9 +826,28 @@ static const char *syms_find(const struct mod_info *mi, uint64_t addr)
 	for (size_t i = lo, seen = 0; i > 0 && seen < FN_LOOKBACK; i--, seen++) {
 		const struct sym_fn *f = &mi->fn[i - 1];
 		if (f->size > 0 && addr - f->addr < f->size)
-			return f->name;
+			return f;
 	}
-	return mi->fn[lo - 1].size == 0 ? mi->fn[lo - 1].name : NULL;
+	const struct sym_fn *f = &mi->fn[lo - 1];
+	return f->size == 0 && addr < f->limit ? f : NULL;
+}
+
+/* in_other_function: the CFI has a frame description covering addr that
+ * starts after start, so addr is in another function than the one at
+ * start (whose symbol has no size): a function stripped of its symbol. */
+static bool in_other_function(Dwfl_Module *mod, uint64_t start, uint64_t addr)
+{
+	Dwarf_Addr bias;
+	Dwarf_CFI *cfi = dwfl_module_eh_cfi(mod, &bias);
+	if (!cfi)
+		cfi = dwfl_module_dwarf_cfi(mod, &bias);
+	Dwarf_Frame *fr = NULL;
+	if (!cfi || dwarf_cfi_addrframe(cfi, addr - bias, &fr) != 0 || !fr)
+		return false;
+	Dwarf_Addr lo, hi;
+	bool other = dwarf_frame_info(fr, &lo, &hi, NULL) >= 0 && lo + bias > start;
+	free(fr);
+	return other;
 }
 
 /* func_symbol names the function at addr from the module's symbol table. */
@@ -564,8 +856,12 @@ static const char *func_symbol(Dwfl_Module *mod, uint64_t addr)
 	struct mod_info *mi = mod_info_of(mod);
 	if (mi && !mi->syms_built)
 		syms_build(mi, mod);
-	if (mi && !mi->syms_oom)
-		return syms_find(mi, addr);
+	if (mi && !mi->syms_oom) {
+		const struct sym_fn *f = syms_find(mi, addr);
+		if (f && f->size == 0 && addr != f->addr && in_other_function(mod, f->addr, addr))
+			return NULL;
+		return f ? f->name : NULL;
+	}
 	/* Out of memory for the index: the slow way still works. */
 	GElf_Off off;
 	GElf_Sym sym;
@@ -1127,14 +1423,68 @@ static bool runtime_library(const char *path)
 	return false;
 }
 
+/* resolve_self names a PC of the tracer's own code: a wrapper stands for
+ * the call the program made, so its frame reads as the real function does
+ * (its name; the file of the library the real function lives in, found
+ * with dlsym(RTLD_NEXT); the C library for an exported name it has no
+ * default version of), without a line, never as the tracer's source. The
+ * annotation API (gotrace_*) and internal functions, which have no real
+ * counterpart, name the tracer's library, without a line. */
+static size_t resolve_self(struct gt_symbolizer *s, Dwfl_Module *mod, const char *modname,
+			   uint64_t pc, uint64_t addr, struct gt_sym_frame *f)
+{
+	char buf[512];
+	const char *name = func_symbol(mod, addr);
+	const char *file = modname;
+	if (name && *name) {
+		char plain[256];
+		const char *at = strchr(name, '@');
+		size_t len = at ? (size_t)(at - name) : strlen(name);
+		if (len < sizeof plain) {
+			memcpy(plain, name, len);
+			plain[len] = '\0';
+			void *real = dlsym(RTLD_NEXT, plain);
+			/* An exported wrapper of a name the libraries after us
+			 * have no default version of (pthread_yield is a compat
+			 * symbol since glibc 2.34): the C library's, unless it
+			 * is the annotation API's own. */
+			if (!real && strncmp(plain, "gotrace_", 8) != 0 && dlsym(RTLD_DEFAULT, plain))
+				real = dlsym(RTLD_NEXT, "gnu_get_libc_version");
+			Dwfl_Module *home = real ? module_at(s, (uint64_t)(uintptr_t)real) : NULL;
+			const char *homename = home ? dwfl_module_info(home, NULL, NULL, NULL, NULL, NULL,
+								       NULL, NULL)
+						    : NULL;
+			if (homename && *homename)
+				file = homename;
+		}
+		f[0] = (struct gt_sym_frame){ pc, intern_name(s, name), intern(s, file), 0 };
+		return 1;
+	}
+	snprintf(buf, sizeof buf, "%s+0x%llx", basename_of(modname),
+		 (unsigned long long)(addr - s->self_lo));
+	f[0] = (struct gt_sym_frame){ pc, intern(s, buf), intern(s, file), 0 };
+	return 1;
+}
+
 /* resolve fills f with the full frame list of pc (innermost first) and
  * returns its length, 1 .. GT_SYM_MAX_INLINE+1. */
+static size_t resolve_in(struct gt_symbolizer *s, Dwfl_Module *mod, bool live, uint64_t pc,
+			 bool is_ret, struct gt_sym_frame *f);
+
 static size_t resolve(struct gt_symbolizer *s, uint64_t pc, bool is_ret,
 		      struct gt_sym_frame *f)
 {
+	uint64_t addr = (is_ret && pc > 0) ? pc - 1 : pc;
+	return resolve_in(s, find_module(s, addr), true, pc, is_ret, f);
+}
+
+/* resolve_in is resolve in module mod (NULL: none covers the PC); live:
+ * mod is one of the loaded modules. */
+static size_t resolve_in(struct gt_symbolizer *s, Dwfl_Module *mod, bool live, uint64_t pc,
+			 bool is_ret, struct gt_sym_frame *f)
+{
 	char buf[512];
 	uint64_t addr = (is_ret && pc > 0) ? pc - 1 : pc;
-	Dwfl_Module *mod = find_module(s, addr);
 
 	if (!mod) {
 		snprintf(buf, sizeof buf, "0x%llx", (unsigned long long)pc);
@@ -1146,6 +1496,8 @@ static size_t resolve(struct gt_symbolizer *s, uint64_t pc, bool is_ret,
 	const char *modname = dwfl_module_info(mod, NULL, &start, NULL, NULL, NULL, NULL, NULL);
 	if (!modname)
 		modname = "";
+	if (live && addr >= s->self_lo && addr < s->self_hi)
+		return resolve_self(s, mod, modname, pc, addr, f);
 
 	/* Innermost file:line from the line table, trusted only inside a unit
 	 * that really covers addr: in the gaps (padding, _start, code built
@@ -1213,11 +1565,13 @@ static size_t resolve(struct gt_symbolizer *s, uint64_t pc, bool is_ret,
 
 /* ---- the per-PC cache ---- */
 
-static size_t cache_slot(const struct gt_symbolizer *s, uint64_t pc, bool is_ret)
+static size_t cache_slot(const struct gt_symbolizer *s, uint64_t pc, bool is_ret,
+			 uint32_t owner)
 {
 	size_t mask = s->cache_cap - 1;
-	size_t j = mix64(pc ^ (is_ret ? 0x5bd1e995ULL : 0)) & mask;
-	while (s->cache[j].used && (s->cache[j].pc != pc || s->cache[j].is_ret != is_ret))
+	size_t j = mix64(pc ^ (is_ret ? 0x5bd1e995ULL : 0) ^ ((uint64_t)owner << 40)) & mask;
+	while (s->cache[j].used && (s->cache[j].pc != pc || s->cache[j].is_ret != is_ret ||
+				    s->cache[j].owner != owner))
 		j = (j + 1) & mask;
 	return j;
 }
@@ -1234,14 +1588,14 @@ static bool cache_grow(struct gt_symbolizer *s)
 	s->cache_cap = cap;
 	for (size_t i = 0; i < oldcap; i++)
 		if (old[i].used)
-			s->cache[cache_slot(s, old[i].pc, old[i].is_ret)] = old[i];
+			s->cache[cache_slot(s, old[i].pc, old[i].is_ret, old[i].owner)] = old[i];
 	gt_mem_free(old);
 	return true;
 }
 
 /* cache_put stores a resolved frame list; on failure the PC is simply
  * resolved again next time. */
-static void cache_put(struct gt_symbolizer *s, uint64_t pc, bool is_ret,
+static void cache_put(struct gt_symbolizer *s, uint64_t pc, bool is_ret, uint32_t owner,
 		      const struct gt_sym_frame *f, size_t n)
 {
 	if (s->frames_len + n > UINT32_MAX)
@@ -1258,11 +1612,35 @@ static void cache_put(struct gt_symbolizer *s, uint64_t pc, bool is_ret,
 	}
 	if ((s->cache_len + 1) * 2 > s->cache_cap && !cache_grow(s))
 		return;
-	size_t j = cache_slot(s, pc, is_ret);
-	s->cache[j] = (struct sym_entry){ pc, (uint32_t)s->frames_len, (uint16_t)n, is_ret, 1 };
+	size_t j = cache_slot(s, pc, is_ret, owner);
+	s->cache[j] = (struct sym_entry){ pc, (uint32_t)s->frames_len, (uint16_t)n, is_ret, 1, owner };
 	memcpy(s->frames + s->frames_len, f, n * sizeof *f);
 	s->frames_len += n;
 	s->cache_len++;
+}
+
+/* cache_drop removes the entries of owner whose PC lies in [lo, hi) (the
+ * table is rebuilt without them); their frames stay in the store, unused.
+ * On failure (no memory) the whole cache is emptied. */
+static void cache_drop(struct gt_symbolizer *s, uint32_t owner, uint64_t lo, uint64_t hi)
+{
+	if (!s->cache_cap)
+		return;
+	struct sym_entry *old = s->cache;
+	size_t oldcap = s->cache_cap;
+	struct sym_entry *t = gt_mem_calloc(oldcap, sizeof *t);
+	s->cache = t;
+	s->cache_len = 0;
+	if (!t)
+		s->cache_cap = 0;
+	for (size_t i = 0; t && i < oldcap; i++) {
+		const struct sym_entry *e = &old[i];
+		if (!e->used || (e->owner == owner && e->pc >= lo && e->pc <= hi))
+			continue;
+		s->cache[cache_slot(s, e->pc, e->is_ret, e->owner)] = *e;
+		s->cache_len++;
+	}
+	gt_mem_free(old);
 }
 
 /* ---- API ---- */
@@ -1283,12 +1661,20 @@ struct gt_symbolizer *gt_sym_open(void)
 	return s;
 }
 
+void gt_sym_set_self(struct gt_symbolizer *s, uint64_t lo, uint64_t hi)
+{
+	if (s) {
+		s->self_lo = lo;
+		s->self_hi = hi;
+	}
+}
+
 size_t gt_sym_lookup_cached(struct gt_symbolizer *s, uint64_t pc, bool is_return_address,
 			    struct gt_sym_frame *out, size_t max)
 {
 	if (!s || max == 0 || !s->cache_cap)
 		return 0;
-	const struct sym_entry *e = &s->cache[cache_slot(s, pc, is_return_address)];
+	const struct sym_entry *e = &s->cache[cache_slot(s, pc, is_return_address, 0)];
 	if (!e->used)
 		return 0;
 	size_t n = e->n < max ? e->n : max;
@@ -1302,7 +1688,7 @@ size_t gt_sym_lookup(struct gt_symbolizer *s, uint64_t pc, bool is_return_addres
 	if (max == 0)
 		return 0;
 	if (s->cache_cap) {
-		const struct sym_entry *e = &s->cache[cache_slot(s, pc, is_return_address)];
+		const struct sym_entry *e = &s->cache[cache_slot(s, pc, is_return_address, 0)];
 		if (e->used) {
 			size_t n = e->n < max ? e->n : max;
 			memcpy(out, s->frames + e->first, n * sizeof *out);
@@ -1311,17 +1697,115 @@ size_t gt_sym_lookup(struct gt_symbolizer *s, uint64_t pc, bool is_return_addres
 	}
 	struct gt_sym_frame f[GT_SYM_MAX_INLINE + 1];
 	size_t n = resolve(s, pc, is_return_address, f);
-	cache_put(s, pc, is_return_address, f, n);
+	cache_put(s, pc, is_return_address, 0, f, n);
 	if (n > max)
 		n = max;
 	memcpy(out, f, n * sizeof *out);
 	return n;
 }
 
+/* gone_of returns the Dwfl naming unloaded module g, made on first use:
+ * the module reported at the range it had, read from its file on disk
+ * (find_elf: the same file choice and build-ID check as a loaded one). */
+static struct gone_dwfl *gone_of(struct gt_symbolizer *s, const struct gt_sym_gone *g)
+{
+	for (size_t i = 0; i < s->ngone; i++)
+		if (s->gone[i].serial == g->serial)
+			return &s->gone[i];
+	if (s->ngone == s->gone_cap) {
+		size_t cap = s->gone_cap ? s->gone_cap * 2 : 8;
+		struct gone_dwfl *t = gt_mem_realloc(s->gone, cap * sizeof *t);
+		if (!t)
+			return NULL;
+		s->gone = t;
+		s->gone_cap = cap;
+	}
+	struct gone_dwfl *gd = &s->gone[s->ngone];
+	*gd = (struct gone_dwfl){ g->serial, dwfl_begin(&s->callbacks), NULL };
+	if (!gd->dwfl)
+		return NULL;
+	s->ngone++;
+	dwfl_report_begin(gd->dwfl);
+	gd->mod = dwfl_report_module(gd->dwfl, g->path, g->lo, g->hi);
+	struct mod_info *mi = gd->mod ? mod_info_of(gd->mod) : NULL;
+	if (mi) {
+		mi->kind = MOD_FILE;
+		mi->open_path = gt_mem_strdup(g->path);
+		mi->dir_path = gt_mem_strdup(g->path);
+		size_t n = g->build_id_len < GT_BUILD_ID_MAX ? g->build_id_len : GT_BUILD_ID_MAX;
+		memcpy(mi->build_id, g->build_id, n);
+		mi->build_id_len = n;
+	}
+	dwfl_report_end(gd->dwfl, NULL, NULL);
+	return gd;
+}
+
+size_t gt_sym_lookup_gone(struct gt_symbolizer *s, const struct gt_sym_gone *g, uint64_t pc,
+			  bool is_return_address, struct gt_sym_frame *out, size_t max,
+			  bool cached_only)
+{
+	if (!s || max == 0 || g->serial == 0)
+		return 0;
+	if (s->cache_cap) {
+		const struct sym_entry *e = &s->cache[cache_slot(s, pc, is_return_address, g->serial)];
+		if (e->used) {
+			size_t n = e->n < max ? e->n : max;
+			memcpy(out, s->frames + e->first, n * sizeof *out);
+			return n;
+		}
+	}
+	if (cached_only)
+		return 0;
+	struct gone_dwfl *gd = gone_of(s, g);
+	uint64_t addr = (is_return_address && pc > 0) ? pc - 1 : pc;
+	Dwfl_Module *mod = gd && gd->mod && addr >= g->lo && addr < g->hi ? gd->mod : NULL;
+	struct gt_sym_frame f[GT_SYM_MAX_INLINE + 1];
+	size_t n;
+	if (mod) {
+		n = resolve_in(s, mod, false, pc, is_return_address, f);
+	} else { /* no memory for its Dwfl: still its name and offset */
+		char buf[512];
+		snprintf(buf, sizeof buf, "%s+0x%llx", basename_of(g->path),
+			 (unsigned long long)(pc - g->lo));
+		f[0] = (struct gt_sym_frame){ pc, intern(s, buf), intern(s, g->path), 0 };
+		n = 1;
+	}
+	cache_put(s, pc, is_return_address, g->serial, f, n);
+	if (n > max)
+		n = max;
+	memcpy(out, f, n * sizeof *out);
+	return n;
+}
+
+void gt_sym_unloaded(struct gt_symbolizer *s, uint64_t lo, uint64_t hi)
+{
+	if (s)
+		cache_drop(s, 0, lo, hi);
+}
+
+void gt_sym_forget(struct gt_symbolizer *s, uint32_t serial)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->ngone; i++) {
+		if (s->gone[i].serial != serial)
+			continue;
+		dwfl_getmodules(s->gone[i].dwfl, mod_info_bury, s, 0);
+		dwfl_end(s->gone[i].dwfl);
+		free_dead(s);
+		s->gone[i] = s->gone[--s->ngone];
+		break;
+	}
+	cache_drop(s, serial, 0, UINT64_MAX);
+}
+
 void gt_sym_close(struct gt_symbolizer *s)
 {
 	if (!s)
 		return;
+	while (s->ngone)
+		gt_sym_forget(s, s->gone[s->ngone - 1].serial);
+	gt_mem_free(s->gone);
 	if (s->dwfl) {
 		dwfl_getmodules(s->dwfl, mod_info_bury, s, 0);
 		dwfl_end(s->dwfl);

@@ -68,6 +68,14 @@ struct gt_symbolizer;
  * be set up, lookups still work and give "0x<hex>" names. */
 struct gt_symbolizer *gt_sym_open(void);
 
+/* gt_sym_set_self marks [lo, hi) as the tracer's own code, whose frames
+ * stand for the call the program made: a PC there is named by its
+ * function only, with the file of the library that defines the real
+ * function of that name (dlsym(RTLD_NEXT), so call it from the tracer's
+ * library), line 0 — as the C library's own frames read — and never by
+ * the tracer's source file:line. Set it before the first lookup. */
+void gt_sym_set_self(struct gt_symbolizer *s, uint64_t lo, uint64_t hi);
+
 /* gt_sym_lookup writes the frames for one captured PC to out, innermost
  * first (inlined frames expanded, the real function last), at most max of
  * them, and returns how many it wrote: always >= 1 when max >= 1, 0 when
@@ -89,7 +97,8 @@ struct gt_symbolizer *gt_sym_open(void);
  * loaded after gt_sym_open are found. A module whose file on disk has
  * another build ID than the loaded image (replaced since) is read from its
  * debug file by build ID if there is one, else gets "<module>+0x" names. Results are cached per (pc, is_return_address): a
- * PC resolves to whatever was mapped there at its first lookup, and cached
+ * PC resolves to whatever was mapped there at its first lookup (until
+ * gt_sym_unloaded drops its range), and cached
  * lookups never touch the loader. The cache grows with the number of
  * distinct PCs and strings seen; libdw's own memory grows with the debug
  * info it has had to read (tens of MiB once all of libc's is touched), and
@@ -109,6 +118,36 @@ size_t gt_sym_lookup(struct gt_symbolizer *s, uint64_t pc, bool is_return_addres
  * while the program's own allocator may be locked: core/gen_stacks.c). */
 size_t gt_sym_lookup_cached(struct gt_symbolizer *s, uint64_t pc, bool is_return_address,
 			    struct gt_sym_frame *out, size_t max);
+
+/* A module the program unloaded (dlclose) whose PCs are still to be
+ * named: where it was loaded ([lo, hi), as the loader had it), its file and
+ * the build ID of the image that was loaded. serial (> 0) tells one
+ * unloaded module from another: a later module loaded at the same
+ * addresses is another serial (or the live modules). */
+struct gt_sym_gone {
+	uint32_t serial;
+	const char *path;
+	uint64_t lo, hi;
+	const uint8_t *build_id;
+	size_t build_id_len;
+};
+
+/* gt_sym_lookup_gone is gt_sym_lookup for a PC of unloaded module g: named
+ * from g's file on disk as a loaded module would be (the same file choice;
+ * a file whose build ID differs or that is gone gives
+ * "<module basename>+0x<offset>"). Cached per (pc, serial); cached_only:
+ * 0 for a PC not looked up before (gt_sym_lookup_cached's case). */
+size_t gt_sym_lookup_gone(struct gt_symbolizer *s, const struct gt_sym_gone *g, uint64_t pc,
+			  bool is_return_address, struct gt_sym_frame *out, size_t max,
+			  bool cached_only);
+
+/* gt_sym_unloaded forgets the cached names of live PCs in [lo, hi): a
+ * module there was unloaded, and a module loaded there later must not get
+ * its names. */
+void gt_sym_unloaded(struct gt_symbolizer *s, uint64_t lo, uint64_t hi);
+
+/* gt_sym_forget drops what gt_sym_lookup_gone kept for serial. */
+void gt_sym_forget(struct gt_symbolizer *s, uint32_t serial);
 
 /* gt_sym_close frees the symbolizer and every string it handed out. */
 void gt_sym_close(struct gt_symbolizer *s);

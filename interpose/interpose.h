@@ -107,4 +107,8 @@ static inline int gt_fd_call_kind(int fd)
 	return gt_fdkind(fd) == GT_FD_SOCKET ? GT_CALL_NETWORK : GT_CALL_SYSCALL;
 }
 
+/* interpose/thread.c: finds std::thread's _M_start_thread (from the
+ * constructor). */
+void gt_thread_std_init(void);
+
 #endif

@@ -16,6 +16,7 @@
 #include "../core/real.h"
 #include "../core/signals.h"
 #include "../core/thread.h"
+#include "interpose.h"
 
 /* Set in the environment by the first image that claims a trace file;
  * later images (after fork + exec) write next to it instead of over it. */
@@ -54,6 +55,7 @@ __attribute__((constructor)) static void gt_preload_init(int argc, char **argv, 
 	/* Before the handlers: a death handler's final switch reads whether
 	 * the allocator is ours (core/gen_stacks.c). */
 	gt_heap_check_allocator(later);
+	gt_thread_std_init();
 	gt_signals_install();
 	self->inside--;
 }

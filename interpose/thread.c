@@ -11,8 +11,11 @@
  * signal handler's wrapped call (malloc in a SIGALRM handler) arriving in
  * glibc's start code before the trampoline would otherwise announce the
  * thread a second time, as a thread the tracer did not see start. */
+#include <dlfcn.h>
+#include <link.h>
 #include <pthread.h>
 #include <sched.h>
+#include <string.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -26,6 +29,7 @@
 struct start {
 	void *(*fn)(void *);
 	void *arg;
+	uintptr_t start_pc; /* the goroutine's function: fn, or std::thread's callable */
 	uint64_t g;
 	uint64_t gen;      /* generation of the GoCreate */
 	_Atomic int ready; /* 0 wait, 1 GoCreate written, 2 not written */
@@ -48,12 +52,55 @@ __attribute__((noinline, optimize("no-optimize-sibling-calls"))) static void *tr
 	void *(*fn)(void *) = st->fn;
 	void *arg = st->arg;
 	if (atomic_load_explicit(&st->ready, memory_order_relaxed) == 1)
-		gt_thread_begin(&gt_self, st->g, (uintptr_t)fn, st->gen);
+		gt_thread_begin(&gt_self, st->g, st->start_pc, st->gen);
 	gt_mem_free(st);
 	gt_self.inside--;
 	void *ret = fn(arg);
 	__asm__ volatile("" ::: "memory");
 	return ret;
+}
+
+/* std::thread starts every thread in libstdc++'s execute_native_thread_routine,
+ * a local function stripped from Debian's libstdc++ (it named all of them
+ * "libstdc++.so.6.0.30+0xd4490"), with a std::thread::_State as argument,
+ * whose virtual _M_run (the Itanium vtable's third slot, after the two
+ * destructors) runs the program's callable:
+ * std::thread::_State_impl<std::thread::_Invoker<std::tuple<Worker>>>::_M_run().
+ * A thread created by std::thread::_M_start_thread (the caller of
+ * pthread_create, an exported function of libstdc++) starts, as a goroutine, at that _M_run; the frames of
+ * execute_native_thread_routine are left off its stacks
+ * (gt_stack_set_std_entry), so they end at _M_run as well. Anything else
+ * starts at its start routine. */
+#define STD_START_THREAD "_ZNSt6thread15_M_start_threadESt10unique_ptrINS_6_StateESt14default_deleteIS1_EEPFvvE"
+
+static uintptr_t std_lo, std_hi; /* _M_start_thread's code, when linked */
+
+/* gt_thread_std_init finds _M_start_thread once, from the constructor:
+ * dlsym and dladdr take the loader's lock, which pthread_create must not
+ * wait for (a constructor inside dlopen may wait for the thread). A
+ * libstdc++ dlopen'ed later is not seen: its threads start at
+ * execute_native_thread_routine's address. */
+void gt_thread_std_init(void)
+{
+	Dl_info di;
+	const ElfW(Sym) *sym = NULL;
+	void *p = dlsym(RTLD_DEFAULT, STD_START_THREAD);
+	if (p && dladdr1(p, &di, (void **)&sym, RTLD_DL_SYMENT) && sym && sym->st_size) {
+		std_lo = (uintptr_t)p;
+		std_hi = std_lo + sym->st_size;
+	}
+}
+
+static uintptr_t start_pc_of(void *(*fn)(void *), void *arg, uintptr_t ra)
+{
+	if (ra < std_lo || ra >= std_hi || !arg)
+		return (uintptr_t)fn;
+	void *const *vtable = *(void *const *const *)arg;
+	uintptr_t run = vtable ? (uintptr_t)vtable[2] : 0;
+	if (!run)
+		return (uintptr_t)fn;
+	gt_stack_set_std_entry((uintptr_t)fn);
+	return run;
 }
 
 GT_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *), void *arg)
@@ -73,6 +120,7 @@ GT_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*
 		return GT_REAL(pthread_create)(th, attr, fn, arg);
 	st->fn = fn;
 	st->arg = arg;
+	st->start_pc = start_pc_of(fn, arg, GT_RA());
 	st->g = gt_new_goroutine();
 	st->gen = 0;
 	atomic_store_explicit(&st->ready, 0, memory_order_relaxed);
@@ -99,7 +147,7 @@ GT_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*
 		t->inside--;
 		return r;
 	}
-	uint64_t gen = gt_create(t, st->g, (uintptr_t)fn, GT_SITE(pthread_create));
+	uint64_t gen = gt_create(t, st->g, st->start_pc, GT_SITE(pthread_create));
 	st->gen = gen;
 	atomic_store_explicit(&st->ready, gen ? 1 : 2, memory_order_release);
 	return 0;

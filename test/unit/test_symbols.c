@@ -10,6 +10,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <gelf.h>
+#include <link.h>
+
 #include "core/symbols.h"
 
 /* The probes below are global (not static) and take no arguments so that
@@ -239,6 +242,116 @@ Test(symbols, module_unloaded_then_another_loaded)
 	cr_expect_str_eq(f[n - 1].func, late_libs[j][1]);
 	cr_expect_str_eq(name1, late_libs[i][1]);
 	gt_sym_close(s);
+}
+
+Test(symbols, unloaded_module_is_named_from_its_file)
+{
+	struct gt_symbolizer *s = gt_sym_open();
+	struct gt_sym_frame f[8];
+	void *h, *fn;
+	int i = load_fresh(0, &h, &fn);
+	if (i < 0)
+		cr_skip_test("no library left to dlopen");
+	Dl_info di;
+	cr_assert(dladdr(fn, &di) && di.dli_fname && di.dli_fbase);
+	char path[4096];
+	cr_assert(realpath(di.dli_fname, path));
+	uint64_t pc = (uint64_t)(uintptr_t)fn, base = (uint64_t)(uintptr_t)di.dli_fbase;
+	dlclose(h);
+	if (dlopen(late_libs[i][0], RTLD_NOW | RTLD_NOLOAD))
+		cr_skip_test("%s stayed loaded", late_libs[i][0]);
+
+	/* Gone from the process: a live lookup finds no module there. */
+	struct gt_sym_gone g = { 7, path, base, pc + 4096, NULL, 0 };
+	size_t n = gt_sym_lookup_gone(s, &g, pc, false, f, 8, true);
+	cr_expect_eq(n, 0, "not looked up yet: nothing cached");
+	n = gt_sym_lookup_gone(s, &g, pc, false, f, 8, false);
+	cr_assert_geq(n, 1);
+	cr_expect_str_eq(f[n - 1].func, late_libs[i][1]);
+	cr_expect_eq(f[n - 1].pc, pc);
+	cr_expect_eq(gt_sym_lookup_gone(s, &g, pc, false, f, 8, true), n, "cached now");
+
+	/* Its file gone (another serial): module+offset, as for unknown PCs. */
+	struct gt_sym_gone h2 = { 8, "/nonexistent/dir/libgone.so.1", base, pc + 4096, NULL, 0 };
+	n = gt_sym_lookup_gone(s, &h2, pc, false, f, 8, false);
+	cr_assert_eq(n, 1);
+	char want[64];
+	snprintf(want, sizeof want, "libgone.so.1+0x%llx", (unsigned long long)(pc - base));
+	cr_expect_str_eq(f[0].func, want);
+
+	gt_sym_forget(s, 7);
+	cr_expect_eq(gt_sym_lookup_gone(s, &g, pc, false, f, 8, true), 0, "forgotten");
+	gt_sym_close(s);
+}
+
+static int main_bias(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	*(uint64_t *)arg = info->dlpi_addr;
+	return 1; /* the program is the first entry */
+}
+
+/* This binary's PLT: every entry of .plt (after PLT0) is named after the
+ * .rela.plt symbol its push names; PLT0 is "@plt"; .plt.got entries after
+ * their GLOB_DAT slot. */
+Test(symbols, plt_entries_are_target_at_plt)
+{
+	int fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+	cr_assert_geq(fd, 0);
+	elf_version(EV_CURRENT);
+	Elf *e = elf_begin(fd, ELF_C_READ, NULL);
+	cr_assert(e);
+	size_t shstrndx;
+	cr_assert_eq(elf_getshdrstrndx(e, &shstrndx), 0);
+	GElf_Shdr plt = { 0 }, pltsec = { 0 }, rela = { 0 };
+	Elf_Scn *rela_scn = NULL;
+	for (Elf_Scn *scn = elf_nextscn(e, NULL); scn; scn = elf_nextscn(e, scn)) {
+		GElf_Shdr sh;
+		gelf_getshdr(scn, &sh);
+		const char *nm = elf_strptr(e, shstrndx, sh.sh_name);
+		if (strcmp(nm, ".plt") == 0)
+			plt = sh;
+		else if (strcmp(nm, ".plt.sec") == 0)
+			pltsec = sh;
+		else if (strcmp(nm, ".rela.plt") == 0) {
+			rela = sh;
+			rela_scn = scn;
+		}
+	}
+	if (!rela_scn || !plt.sh_size)
+		cr_skip_test("no .plt");
+	Elf_Data *rd = elf_getdata(rela_scn, NULL);
+	Elf_Data *syms = elf_getdata(elf_getscn(e, rela.sh_link), NULL);
+	GElf_Shdr symsh;
+	gelf_getshdr(elf_getscn(e, rela.sh_link), &symsh);
+	uint64_t bias = 0;
+	dl_iterate_phdr(main_bias, &bias);
+	struct gt_symbolizer *s = gt_sym_open();
+	struct gt_sym_frame f[8];
+	size_t n = gt_sym_lookup(s, bias + plt.sh_addr + 4, false, f, 8);
+	cr_assert_eq(n, 1);
+	cr_expect_str_eq(f[0].func, "@plt");
+	size_t count = rela.sh_size / rela.sh_entsize, checked = 0;
+	for (size_t i = 0; i < count && checked < 8; i++) {
+		GElf_Rela r;
+		GElf_Sym y;
+		gelf_getrela(rd, (int)i, &r);
+		gelf_getsym(syms, (int)GELF_R_SYM(r.r_info), &y);
+		const char *name = elf_strptr(e, symsh.sh_link, y.st_name);
+		if (!name || !*name || strncmp(name, "_Z", 2) == 0)
+			continue;
+		uint64_t stub = pltsec.sh_size ? pltsec.sh_addr + 16 * i : plt.sh_addr + 16 * (i + 1);
+		n = gt_sym_lookup(s, bias + stub + 2, false, f, 8);
+		cr_assert_eq(n, 1);
+		char want[256];
+		snprintf(want, sizeof want, "%s@plt", name);
+		cr_expect_str_eq(f[0].func, want, "entry %zu", i);
+		checked++;
+	}
+	cr_expect_gt(checked, 0);
+	gt_sym_close(s);
+	elf_end(e);
+	close(fd);
 }
 
 Test(symbols, garbage_pcs_are_safe)
