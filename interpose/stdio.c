@@ -44,6 +44,24 @@ static inline int file_fd(FILE *fp)
 	return PEEK(fp->_fileno);
 }
 
+/* call_kind: how a call on fp that the buffer cannot serve is recorded
+ * (gt_call_kind), 0 when it passes through: fp has no descriptor, or has
+ * no buffer yet and reads or writes a regular file. Nothing is recorded
+ * inside a kernel call, allocations included: the call that allocates a
+ * FILE's buffer (its first) would leave the buffer out of the heap view,
+ * and its free in fclose unmatched. Only on a regular file is that worth
+ * more than the first call's wait (a pipe's or socket's first read may
+ * wait for good). */
+static inline int call_kind(FILE *fp)
+{
+	int fd = file_fd(fp);
+	if (fd < 0)
+		return 0;
+	if (!PEEK(fp->_IO_buf_base) && gt_fdkind(fd) == GT_FD_FILE)
+		return 0;
+	return gt_fd_call_kind(fd);
+}
+
 /* --- what the buffer can serve -------------------------------------------- */
 
 /* Bytes ready in the get area. */
@@ -118,16 +136,16 @@ static inline int nothing_to_flush(FILE *fp)
 
 #define UNPAREN(...) __VA_ARGS__
 
-/* WAIT(f, fn, ra, cfa, call): return call, made as a call that may wait in
- * the kernel on f's descriptor when the thread is traced and f has one.
+/* WAIT(fp, fn, ra, cfa, call): return call, made as a call that may wait
+ * in the kernel on fp's descriptor when the thread is traced (call_kind).
  * fn: the exported wrapper (the stack's leaf); ra, cfa: its own. */
 #define WAIT(fp, fn, ra, cfa, call)                                                              \
 	do {                                                                                    \
-		int fd_ = file_fd(fp);                                                           \
+		int kind_ = call_kind(fp);                                                      \
 		struct gt_thread *t_;                                                           \
-		if (fd_ < 0 || !(t_ = gt_enter()))                                              \
+		if (!kind_ || !(t_ = gt_enter()))                                               \
 			return call;                                                            \
-		gt_call_begin(t_, gt_fd_call_kind(fd_), GT_SITE_AT(fn, ra, cfa), (ra));       \
+		gt_call_begin(t_, kind_, GT_SITE_AT(fn, ra, cfa), (ra));                        \
 		__typeof__(call) r_ = call;                                                     \
 		gt_call_end(t_);                                                                \
 		return r_;                                                                      \
@@ -181,8 +199,9 @@ STDIO(fputc_unlocked, io_fputc_unlocked, int, (int c, FILE *fp), (c, fp), fp, ca
 STDIO(putc_unlocked, io_putc_unlocked, int, (int c, FILE *fp), (c, fp), fp, can_put_char(fp, c))
 STDIO(putchar, io_putchar, int, (int c), (c), stdout, can_put_char(stdout, c))
 STDIO(putchar_unlocked, io_putchar_unlocked, int, (int c), (c), stdout, can_put_char(stdout, c))
-/* The slow path of glibc's inline putc_unlocked: the put area is full. */
-STDIO(__overflow, io_overflow, int, (FILE *fp, int c), (fp, c), fp, can_put_char(fp, c))
+/* The slow path of glibc's inline putc_unlocked: the put area is full.
+ * __overflow(fp, EOF) is a flush. */
+STDIO(__overflow, io_overflow, int, (FILE *fp, int c), (fp, c), fp, c != EOF && can_put_char(fp, c))
 
 STDIO(fwrite, io_fwrite, size_t, (const void *p, size_t size, size_t n, FILE *fp), (p, size, n, fp), fp,
       can_put_block(fp, size, n))
@@ -269,11 +288,11 @@ GT_REAL_FN(io_vfprintf_chk, int, (FILE *fp, int flag, const char *fmt, va_list a
 static GT_SLOW int print_slow(FILE *fp, int chk, int flag, const char *fmt, va_list ap, uintptr_t site,
 			      uintptr_t ra, uintptr_t cfa)
 {
-	int fd = file_fd(fp);
+	int kind = call_kind(fp);
 	struct gt_thread *t;
-	if (fd < 0 || !(t = gt_enter()))
+	if (!kind || !(t = gt_enter()))
 		return chk ? io_vfprintf_chk_fn(fp, flag, fmt, ap) : io_vfprintf_fn(fp, fmt, ap);
-	gt_call_begin(t, gt_fd_call_kind(fd), gt_site_at(site, ra, cfa), ra);
+	gt_call_begin(t, kind, gt_site_at(site, ra, cfa), ra);
 	int r = chk ? io_vfprintf_chk_fn(fp, flag, fmt, ap) : io_vfprintf_fn(fp, fmt, ap);
 	gt_call_end(t);
 	return r;
