@@ -71,6 +71,17 @@ static inline size_t get_avail(FILE *fp)
 	return e > p ? (size_t)(e - p) : 0;
 }
 
+/* A FILE's first write allocates its buffer: one of n bytes (n at most
+ * PRINTF_ROOM) then fills it, or writes a line to a terminal or a
+ * character to an unbuffered stream, which seldom waits. It passes
+ * through, so the buffer's allocation is recorded (and the free in
+ * fclose matches it; nothing is recorded inside a kernel call) and the
+ * buffer set-up (an fstat) is never a wait of stdout's first printf. */
+static inline int first_small_write(FILE *fp, size_t n)
+{
+	return n <= PRINTF_ROOM && !PEEK(fp->_IO_buf_base);
+}
+
 /* One character can be read without a refill. */
 static inline int can_get(FILE *fp)
 {
@@ -105,8 +116,9 @@ static inline int can_put_char(FILE *fp, int c)
 	if (__builtin_expect(p < PEEK(fp->_IO_write_end), 1))
 		return 1;
 	int fl = PEEK(fp->_flags);
-	return (fl & (IO_LINE_BUF | IO_UNBUFFERED | IO_CURRENTLY_PUTTING)) == (IO_LINE_BUF | IO_CURRENTLY_PUTTING) &&
-	       (unsigned char)c != '\n' && p && p < PEEK(fp->_IO_buf_end);
+	return ((fl & (IO_LINE_BUF | IO_UNBUFFERED | IO_CURRENTLY_PUTTING)) == (IO_LINE_BUF | IO_CURRENTLY_PUTTING) &&
+		(unsigned char)c != '\n' && p && p < PEEK(fp->_IO_buf_end)) ||
+	       first_small_write(fp, 1);
 }
 
 /* n bytes can be written to a fully buffered stream without a flush. A
@@ -115,7 +127,8 @@ static inline int can_put_char(FILE *fp, int c)
 static inline int can_put(FILE *fp, size_t n)
 {
 	char *p = PEEK(fp->_IO_write_ptr), *e = PEEK(fp->_IO_write_end);
-	return p < e && n <= (size_t)(e - p) && !(PEEK(fp->_flags) & (IO_LINE_BUF | IO_UNBUFFERED));
+	return (p < e && n <= (size_t)(e - p) && !(PEEK(fp->_flags) & (IO_LINE_BUF | IO_UNBUFFERED))) ||
+	       first_small_write(fp, n);
 }
 
 static inline int can_put_block(FILE *fp, size_t size, size_t n)
@@ -279,7 +292,8 @@ GT_EXPORT int fclose(FILE *fp)
 static inline int can_print(FILE *fp)
 {
 	char *p = PEEK(fp->_IO_write_ptr), *e = PEEK(fp->_IO_write_end);
-	return p < e && e - p >= PRINTF_ROOM && !(PEEK(fp->_flags) & (IO_LINE_BUF | IO_UNBUFFERED));
+	return (p < e && e - p >= PRINTF_ROOM && !(PEEK(fp->_flags) & (IO_LINE_BUF | IO_UNBUFFERED))) ||
+	       first_small_write(fp, PRINTF_ROOM);
 }
 
 GT_REAL_FN(io_vfprintf, int, (FILE *fp, const char *fmt, va_list ap), (fp, fmt, ap))
