@@ -17,7 +17,12 @@
  *
  * The printf family cannot know its output's length before formatting: it
  * is fast when the stream is fully buffered with PRINTF_ROOM bytes of
- * room; a single formatted output longer than that may flush unseen. */
+ * room; a single formatted output longer than that may flush unseen.
+ *
+ * A FILE's first call allocates its buffer; nothing is recorded inside a
+ * kernel call, allocations included, so that call passes through when it
+ * is a small write (first_small_write) or reads a regular file
+ * (call_kind): the buffer stays in the heap view. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -36,7 +41,7 @@
  * never torn, never cached across calls. */
 #define PEEK(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
 
-/* file_fd: the descriptor behind f, -1 when it has none (fileno's rule). */
+/* file_fd: the descriptor behind fp, -1 when it has none (fileno's rule). */
 static inline int file_fd(FILE *fp)
 {
 	if (!(PEEK(fp->_flags) & IO_IS_FILEBUF))
