@@ -14,6 +14,7 @@
 #include <semaphore.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>

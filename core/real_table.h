@@ -202,7 +202,43 @@
 	NEED(inotify_init1, "inotify_init1", NULL, int, (int flags))                                                          \
                                                                                                                    \
 	/* issue 15 item 1: raw futex waits (syscall(SYS_futex, ...)) */                                                 \
-	NEED(syscall, "syscall", NULL, long, (long number, ...))
+	NEED(syscall, "syscall", NULL, long, (long number, ...))                                             \
+                                                                                                                   \
+	/* issue 15 item 3: stdio calls that may reach the kernel (interpose/stdio.c) */                                  \
+	NEED(io_fwrite, "fwrite", NULL, size_t, (const void *p, size_t size, size_t n, FILE *f))                          \
+	NEED(io_fwrite_unlocked, "fwrite_unlocked", NULL, size_t, (const void *p, size_t size, size_t n, FILE *f))        \
+	NEED(io_fputs, "fputs", NULL, int, (const char *s, FILE *f))                                                      \
+	NEED(io_fputs_unlocked, "fputs_unlocked", NULL, int, (const char *s, FILE *f))                                    \
+	NEED(io_puts, "puts", NULL, int, (const char *s))                                                                 \
+	NEED(io_fputc, "fputc", NULL, int, (int c, FILE *f))                                                              \
+	NEED(io_fputc_unlocked, "fputc_unlocked", NULL, int, (int c, FILE *f))                                            \
+	NEED(io_putc, "putc", NULL, int, (int c, FILE *f))                                                                \
+	NEED(io_putc_unlocked, "putc_unlocked", NULL, int, (int c, FILE *f))                                              \
+	NEED(io_putchar, "putchar", NULL, int, (int c))                                                                   \
+	NEED(io_putchar_unlocked, "putchar_unlocked", NULL, int, (int c))                                                 \
+	NEED(io_overflow, "__overflow", NULL, int, (FILE *f, int c))                                                      \
+	NEED(io_fflush, "fflush", NULL, int, (FILE *f))                                                                   \
+	NEED(io_fflush_unlocked, "fflush_unlocked", NULL, int, (FILE *f))                                                 \
+	NEED(io_vfprintf, "vfprintf", NULL, int, (FILE *f, const char *fmt, va_list ap))                                  \
+	NEED(io_vfprintf_chk, "__vfprintf_chk", NULL, int, (FILE *f, int flag, const char *fmt, va_list ap))              \
+	NEED(io_fread, "fread", NULL, size_t, (void *p, size_t size, size_t n, FILE *f))                                  \
+	NEED(io_fread_unlocked, "fread_unlocked", NULL, size_t, (void *p, size_t size, size_t n, FILE *f))                \
+	NEED(io_fread_chk, "__fread_chk", NULL, size_t, (void *p, size_t len, size_t size, size_t n, FILE *f))            \
+	NEED(io_fread_unlocked_chk, "__fread_unlocked_chk", NULL, size_t, (void *p, size_t len, size_t size, size_t n, FILE *f))\
+	NEED(io_fgets, "fgets", NULL, char *, (char *s, int n, FILE *f))                                                  \
+	NEED(io_fgets_unlocked, "fgets_unlocked", NULL, char *, (char *s, int n, FILE *f))                                \
+	NEED(io_fgets_chk, "__fgets_chk", NULL, char *, (char *s, size_t len, int n, FILE *f))                            \
+	NEED(io_fgets_unlocked_chk, "__fgets_unlocked_chk", NULL, char *, (char *s, size_t len, int n, FILE *f))          \
+	NEED(io_getdelim, "getdelim", NULL, ssize_t, (char **line, size_t *n, int delim, FILE *f))                        \
+	NEED(io_getline, "getline", NULL, ssize_t, (char **line, size_t *n, FILE *f))                                     \
+	NEED(io_fgetc, "fgetc", NULL, int, (FILE *f))                                                                     \
+	NEED(io_fgetc_unlocked, "fgetc_unlocked", NULL, int, (FILE *f))                                                   \
+	NEED(io_getc, "getc", NULL, int, (FILE *f))                                                                       \
+	NEED(io_getc_unlocked, "getc_unlocked", NULL, int, (FILE *f))                                                     \
+	NEED(io_getchar, "getchar", NULL, int, (void))                                                                    \
+	NEED(io_getchar_unlocked, "getchar_unlocked", NULL, int, (void))                                                  \
+	NEED(io_uflow, "__uflow", NULL, int, (FILE *f))                                                                   \
+	NEED(io_underflow, "__underflow", NULL, int, (FILE *f))
 
 /* The fallback body of an allocation function the allocator does not have. */
 #define GT_MISSING_NOMEM { errno = ENOMEM; return NULL; }

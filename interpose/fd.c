@@ -191,9 +191,5 @@ GT_EXPORT FILE *fdopen(int fd, const char *mode)
 	return f;
 }
 
-GT_EXPORT int fclose(FILE *f)
-{
-	if (f)
-		gt_fd_closed(fileno(f));
-	return GT_REAL(fclose)(f);
-}
+/* fclose is interpose/stdio.c's (it may wait to flush): it resets the
+ * descriptor's kind there. */

@@ -30,6 +30,9 @@ threshold:
       and, since the tracer's own heap,
       an `inside` test in malloc and an
       address-range test in free: +8)
+    putc + getc served by the FILE's       20,000  per call     5.0      10
+      buffer (records nothing: a peek at
+      the FILE, then a jump to libc's)
     malloc(48) + free, heap events with    20,000  per pair   533.5     800
       32-frame stacks (GOTRACE_MALLOC=1,
       GOTRACE_STACKS=32: a remembered
@@ -49,6 +52,12 @@ threshold:
 
 (The two syscall() rows: branch futex15, 2026-11-26, issue 15 item 1;
 untraced 20 and 29 instructions a call.)
+
+The stdio figure (branch stdio15, 2026-11-26; issue 15 item 3): the fast
+half of putc and getc compares two pointers of the FILE and jumps to the
+real function (5 instructions); untraced, a round costs 50 instructions
+(glibc's putc and getc with their lock).  Threshold: twice today's, as for
+the mutex.
 
 "today": measured 2026-11-22 on branch hotpath (valgrind 3.19.0, glibc
 2.36, gcc 12.2.0, x86-64, 2 CPUs), after the lock fast halves, the TSC
@@ -125,6 +134,7 @@ THRESHOLDS = {
     "mutex": ("mutex", "uncontended pthread_mutex_lock + unlock", 20000, 2, "call", 10.0, 20, {}),
     "yield": ("yield", "sched_yield, GOTRACE_STACKS=0 (GoStop + GoStart)", 1000, 2, "event", 136.6, 250, {}),
     "pipe": ("pipe", "pipe write + read that return at once", 20000, 2, "call", 172.1, 260, {}),
+    "stdio": ("stdio", "putc + getc served by the FILE's buffer", 20000, 2, "call", 5.0, 10, {}),
     "malloc": ("malloc", "malloc + free, GOTRACE_MALLOC=0", 20000, 1, "malloc+free pair", 37.0, 55, {}),
     "sample_fast": ("malloc", "malloc + free not sampled (GOTRACE_MALLOC=1GB: the countdown never ends)", 20000, 1,
                     "malloc+free pair", 37.0, 55, {"GOTRACE_MALLOC": "1GB", "GOTRACE_STACKS": "32"}),
@@ -245,6 +255,9 @@ class HotpathInstructionsTest(unittest.TestCase):
 
     def test_hotpath_pipe_no_wait(self):
         self.check("pipe")
+
+    def test_hotpath_stdio_buffered(self):
+        self.check("stdio")
 
     def test_hotpath_malloc_free(self):
         self.check("malloc")

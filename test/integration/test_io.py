@@ -90,6 +90,10 @@ def under(samples, fn):
     return total, leaves
 
 
+# The stdio calls a sample program makes for its own output.
+STDIO_LEAVES = {"printf", "__printf_chk", "puts", "fputs", "fflush", "fwrite", "putchar", "fprintf", "__fprintf_chk"}
+
+
 def format_samples(samples, n=12):
     rows = {}
     for sec, funcs in samples:
@@ -249,9 +253,14 @@ class _IOProgram:
         self.assertTrue(lo <= total <= hi,
                         "%s -pprof=%s: %.3fs under %s, want %.2f-%.2fs; %s; profile:\n%s"
                         % (go_label(go), kind, total, fn, lo, hi, self.where(run), format_samples(samples)))
-        self.assertEqual(set(leaves), {leaf},
-                         "%s -pprof=%s: the samples under %s should all end in %s; leaves %s; %s"
-                         % (go_label(go), kind, fn, leaf, leaves, self.where(run)))
+        # The program's own printf/fflush to the test's pipe are recorded
+        # too when they wait 10 us or more (stdio, interpose/stdio.c): a few
+        # microseconds each, never the wait looked for.
+        others = {l: sec for l, sec in leaves.items() if l != leaf}
+        stdio = {l: sec for l, sec in others.items() if l in STDIO_LEAVES}
+        self.assertTrue(leaf in leaves and set(others) == set(stdio) and sum(stdio.values()) < 0.005,
+                        "%s -pprof=%s: the samples under %s should all end in %s (stdio output aside); "
+                        "leaves %s; %s" % (go_label(go), kind, fn, leaf, leaves, self.where(run)))
 
     # -- shared checks ------------------------------------------------------
 

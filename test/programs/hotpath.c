@@ -10,6 +10,9 @@
  *   yield    sched_yield
  *   pipe     write one byte to a pipe, read it back (neither call waits)
  *   malloc   malloc(48) + free of the same block
+ *   stdio    putc of one character to a fully buffered FILE and getc of
+ *            one from another, both served by their buffer (1 MiB each:
+ *            no flush nor refill during the loop)
  *   deep     malloc(48) + free at the bottom of DEEP nested calls, so that
  *            a captured stack has 32 frames (the malloc site, the DEEP
  *            calls, hot_deep, main): with GOTRACE_STACKS above 33 every
@@ -57,6 +60,32 @@ static inline int op_pipe(void)
 	if (write(pipefd[1], &c, 1) != 1)
 		return 1;
 	return read(pipefd[0], &c, 1) != 1;
+}
+
+static FILE *stdio_in, *stdio_out;
+
+static inline int op_stdio(void)
+{
+	if (putc('s', stdio_out) != 's')
+		return 1;
+	return getc(stdio_in) != 's';
+}
+
+/* stdio_open: the two FILEs of op_stdio, each with a 1 MiB buffer; the
+ * input holds 1 MiB of 's' (filled into its buffer by the first getc). */
+static int stdio_open(void)
+{
+	static char in_buf[1 << 20], out_buf[1 << 20], data[1 << 20];
+	stdio_out = fopen("/dev/null", "w");
+	stdio_in = tmpfile();
+	if (!stdio_out || !stdio_in)
+		return 1;
+	memset(data, 's', sizeof data);
+	if (fwrite(data, 1, sizeof data, stdio_in) != sizeof data || fflush(stdio_in) != 0 ||
+	    fseek(stdio_in, 0, SEEK_SET) != 0)
+		return 1;
+	return setvbuf(stdio_in, in_buf, _IOFBF, sizeof in_buf) != 0 ||
+	       setvbuf(stdio_out, out_buf, _IOFBF, sizeof out_buf) != 0;
 }
 
 static inline int op_malloc(void)
@@ -127,6 +156,8 @@ int warm_pipe(uint64_t n);
 int hot_pipe(uint64_t n);
 int warm_malloc(uint64_t n);
 int hot_malloc(uint64_t n);
+int warm_stdio(uint64_t n);
+int hot_stdio(uint64_t n);
 int warm_deep(uint64_t n);
 int hot_deep(uint64_t n);
 int warm_syscall(uint64_t n);
@@ -138,6 +169,7 @@ LOOPS(mutex)
 LOOPS(yield)
 LOOPS(pipe)
 LOOPS(malloc)
+LOOPS(stdio)
 LOOPS(deep)
 LOOPS(syscall)
 LOOPS(wake)
@@ -147,7 +179,7 @@ int main(int argc, char **argv)
 	int (*warm)(uint64_t), (*hot)(uint64_t);
 
 	if (argc != 3) {
-		fprintf(stderr, "usage: hotpath mutex|yield|pipe|malloc|deep|syscall|wake N\n");
+		fprintf(stderr, "usage: hotpath mutex|yield|pipe|malloc|stdio|deep|syscall|wake N\n");
 		return 2;
 	}
 	uint64_t n = strtoull(argv[2], NULL, 10);
@@ -167,6 +199,12 @@ int main(int argc, char **argv)
 		warm = warm_pipe, hot = hot_pipe;
 	} else if (strcmp(argv[1], "malloc") == 0) {
 		warm = warm_malloc, hot = hot_malloc;
+	} else if (strcmp(argv[1], "stdio") == 0) {
+		if (stdio_open() != 0) {
+			perror("hotpath: stdio files");
+			return 1;
+		}
+		warm = warm_stdio, hot = hot_stdio;
 	} else if (strcmp(argv[1], "deep") == 0) {
 		warm = warm_deep, hot = hot_deep;
 	} else if (strcmp(argv[1], "syscall") == 0) {
