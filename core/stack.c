@@ -172,6 +172,12 @@ static inline void alt_range(const struct gt_thread *t, uintptr_t *lo, uintptr_t
 	}
 }
 
+/* The start trampolines (interpose/start.c, interpose/thread.c) live in a
+ * section of their own, GT_START_FRAME: its bounds, from the linker (weak:
+ * absent where the interposers are not linked, as in the unit tests). */
+extern const char __start_gt_start_frames[] __attribute__((weak, visibility("hidden")));
+extern const char __stop_gt_start_frames[] __attribute__((weak, visibility("hidden")));
+
 /* The rules of every PC, shared by all threads (core/unwind.h). */
 static struct gt_unwind_cache rule_cache;
 
@@ -183,6 +189,8 @@ __attribute__((noinline)) static unsigned walk(uintptr_t *ip, uintptr_t *slot, u
 		.cache = &rule_cache,
 		.self_lo = gt.self_lo,
 		.self_hi = gt.self_hi,
+		.ends_lo = (uintptr_t)__start_gt_start_frames,
+		.ends_hi = (uintptr_t)__stop_gt_start_frames,
 		.stack = { t->bounds.lo, t->bounds.hi },
 	};
 	alt_range(t, &c.alt.lo, &c.alt.hi);

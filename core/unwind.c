@@ -238,8 +238,12 @@ unsigned gt_unwind(const struct gt_unwind_ctx *c, const struct gt_unwind_regs *r
 		if (w.pc >= c->self_lo && w.pc < c->self_hi) {
 			/* The tracer's frames: first the wrapper and the tracer
 			 * (skipped); below the program's frames, a start
-			 * trampoline (main's or a thread's): the end. */
-			if (n > 0)
+			 * trampoline (main's or a thread's): the end; or a
+			 * wrapper whose real call the program's frames above
+			 * ran in (an allocation inside printf, inside
+			 * pthread_create): skipped, and the walk goes on to
+			 * the program's caller. */
+			if (n > 0 && (c->ends_hi == 0 || (w.pc >= c->ends_lo && w.pc < c->ends_hi)))
 				break;
 		} else {
 			ip[n] = w.pc;

@@ -49,6 +49,8 @@ struct gt_unwind_ctx {
 	struct gt_unwind_scratch *scratch; /* required with mods; the caller's alone */
 	struct gt_unwind_cache *cache;
 	uintptr_t self_lo, self_hi;    /* frames of the tracer ([0, 0): none) */
+	uintptr_t ends_lo, ends_hi;    /* the tracer's start trampolines (main's, a thread's): a stack
+					* ends at one; other tracer frames below the program's are skipped */
 	struct gt_unwind_range stack;  /* the thread's stack */
 	struct gt_unwind_range alt;    /* its alternate signal stack */
 };

@@ -64,6 +64,12 @@ static inline const char *gt_fn_name(const char *c_name)
  * real function that the fast half calls without a check: it starts at a
  * stub that resolves the real functions and stores the real pointer. */
 #define GT_SLOW __attribute__((noinline, cold))
+
+/* GT_START_FRAME: a start trampoline (main's, a thread's), the outer end
+ * of the program's stacks: in a section of its own, whose bounds the
+ * unwinder knows (core/stack.c); other wrapper frames below the program's
+ * are stepped over. */
+#define GT_START_FRAME __attribute__((section("gt_start_frames")))
 #define GT_REAL_FN(field, ret, params, args)                                 \
 	static ret field##_first params;                                     \
 	static ret(*field##_fn) params = field##_first;                      \

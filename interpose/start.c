@@ -7,7 +7,7 @@ typedef int (*main_fn)(int, char **, char **);
 
 static main_fn real_main;
 
-__attribute__((noinline, optimize("no-optimize-sibling-calls"))) static int main_trampoline(int argc, char **argv,
+GT_START_FRAME __attribute__((noinline, optimize("no-optimize-sibling-calls"))) static int main_trampoline(int argc, char **argv,
 											 char **envp)
 {
 	int r = real_main(argc, argv, envp);

@@ -38,7 +38,7 @@ struct start {
 };
 
 /* Not a tail call: its frame marks where the thread's stacks end. */
-__attribute__((noinline, optimize("no-optimize-sibling-calls"))) static void *trampoline(void *p)
+GT_START_FRAME __attribute__((noinline, optimize("no-optimize-sibling-calls"))) static void *trampoline(void *p)
 {
 	struct start *st = p;
 	/* Until the thread is registered, a signal handler's wrapped call
