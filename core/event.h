@@ -64,9 +64,16 @@ static inline uint64_t gt_event_stack(struct gt_event *e)
 	return gt_stack_id(e->s.t, e->s.gen, e->pcs, *e->n);
 }
 
+/* The stack of a wake-up that no thread of the program caused (a sleep or
+ * timeout ending, data from outside, a wait seen after the fact): none. The
+ * readers' scheduler-latency profile puts the 1 ns between GoUnblock and
+ * GoStart under the GoUnblock's stack; without one no function gets it
+ * (Go 1.23's profile skips the event, newer ones keep an empty sample). */
+#define GT_WAKE_NO_WAKER 0
+
 /* gt_event_wake_self ends the thread's wait: GoUnblock(self) at uts with
- * stack stk, then GoStart at now (invariant 3: both on the thread's own
- * M). */
+ * stack stk (the waker's site, or GT_WAKE_NO_WAKER), then GoStart at now
+ * (invariant 3: both on the thread's own M). */
 static inline void gt_event_wake_self(struct section *s, uint64_t uts, uint64_t now, uint64_t stk)
 {
 	struct gt_thread *t = s->t;
