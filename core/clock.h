@@ -1,25 +1,29 @@
 /* clock.h — the trace clock: nanoseconds on one clock for every thread (so
- * events of different threads order correctly), frequency 1e9, close to
- * CLOCK_MONOTONIC (the same clock as Go's nanotime on Linux).
+ * events of different threads order correctly), frequency 1e9,
+ * CLOCK_MONOTONIC (the same clock as Go's nanotime on Linux) or a little
+ * ahead of it, never behind: no event is stamped before a CLOCK_MONOTONIC
+ * reading the program took before it.
  *
  * Reading CLOCK_MONOTONIC through the vDSO costs ~20 ns on a virtual
  * machine; every event needs one reading. Where the time-stamp counter is
  * safe (x86-64, constant_tsc and nonstop_tsc, and the kernel itself keeps
  * time with it: clocksource "tsc"), the clock is the TSC scaled to
- * nanoseconds instead: ns = base_ns + ((rdtsc - base_tsc) * mult) >> 32,
- * one rdtsc (~8 ns) and a multiply. The scale is calibrated against
- * CLOCK_MONOTONIC 1 ms after the first reading (until then the clock is
- * CLOCK_MONOTONIC itself) and re-checked at every generation switch
- * (gt_clock_check): the rate follows CLOCK_MONOTONIC's, the offset between
- * the two is steered back towards 0, and the clock stays continuous. When
- * the kernel stops using the TSC, or the TSC strays from CLOCK_MONOTONIC by
- * more than a plausible NTP correction, the clock falls back to
- * CLOCK_MONOTONIC (plus the offset it had, so it never goes back).
+ * nanoseconds instead: the later of two lines from base_tsc, the clock's
+ * own (base_ns, mult: continuing its past, steered towards CLOCK_MONOTONIC)
+ * and a floor (floor_ns, floor_mult: CLOCK_MONOTONIC's highest possible
+ * value), one rdtsc (~8 ns) and two multiplies. Until the first
+ * calibration, 1 ms after the first reading, the clock is CLOCK_MONOTONIC
+ * itself; re-calibrations follow 2, 4, 8 ... ms later (at most 1 s; the
+ * first reading past lim does it) and at every generation switch
+ * (gt_clock_check). When the kernel stops using the TSC, or the TSC strays
+ * from CLOCK_MONOTONIC by more than a plausible NTP correction, the clock
+ * falls back to CLOCK_MONOTONIC (plus the lead it had, so it never goes
+ * back). docs/design.md, "Clock", has the reasoning.
  *
- * The scale is published with a seqlock of two counters, so a reader never
- * mixes two sets of parameters; the counters differ whenever the clock is
- * not the TSC (and while new parameters are written), so one compare sends
- * every reading that cannot use the TSC to gt_now_slow. */
+ * The parameters are published with a seqlock of two counters, so a reader
+ * never mixes two sets; the counters differ whenever the clock is not the
+ * TSC (and while new parameters are written), so one compare sends every
+ * reading that cannot use the TSC to gt_now_slow. */
 #ifndef GT_CLOCK_H
 #define GT_CLOCK_H
 
