@@ -83,6 +83,10 @@ class TimeWaitsTest(_Program, gtlib.TracedTestCase):
             trans = [e for e in ev if e.kind == "StateTransition" and e.goid == g]
             begins = [e for e in trans if e.transition[0] == "Running" and e.transition[1] in ("Waiting", "Syscall")]
             ends = [e for e in trans if e.transition[1] == "Running" and e.transition[0] in ("Runnable", "Syscall")]
+            # A wake-up read just before a generation switch and written
+            # after it is moved to the new generation's start (where its
+            # status is re-stated): late by the switch, not early.
+            restated = [e.time for e in trans if e.transition[0] == e.transition[1]]
             prev_after = 0
             for rnd, kind, before, after in cs:
                 # The call's wait is the last one to begin after the
@@ -100,7 +104,7 @@ class TimeWaitsTest(_Program, gtlib.TracedTestCase):
                     bad.append("%s round %d %s: begins %d ns before the program's reading"
                                % (name, rnd, kind, before - b.time))
                 end = [e for e in ends if e.time >= b.time]
-                if end and end[0].time > after + LEAD_NS:
+                if end and end[0].time > after + LEAD_NS and not any(0 <= end[0].time - r < 10 for r in restated):
                     bad.append("%s round %d %s: ends %d ns after the program's reading after the call"
                                % (name, rnd, kind, end[0].time - after))
         self.assertGreater(checked, 4 * int(ROUNDS) * 2 // 3 - 1, "%s" % self.where(run))
