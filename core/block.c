@@ -57,7 +57,7 @@ void gt_unblock(struct gt_thread *t, int woken)
 	struct section s;
 	if (!gt_section_open(&s, t, uts))
 		goto out;
-	uint64_t stk = wn ? gt_stack_id(t, s.gen, wpcs, wn) : GT_WAKE_NO_WAKER;
+	uint64_t stk = wn ? gt_stack_id(t, s.gen, wpcs, wn) : gt_wake_no_waker(t, s.gen);
 	gt_event_wake_self(&s, uts, start, stk);
 	gt_section_label(&s, now);
 	section_close(&s);
@@ -77,7 +77,7 @@ void gt_waited(struct gt_thread *t, enum gt_str reason, uintptr_t site, uint64_t
 	uint64_t stk = gt_event_stack(&e);
 	ev2(e.s.b, GT_EV_GO_BLOCK, e.ts, reason, stk);
 	t->state = GT_T_BLOCKED;
-	gt_event_wake_self(&e.s, now, now, GT_WAKE_NO_WAKER);
+	gt_event_wake_self(&e.s, now, now, gt_wake_no_waker(t, e.s.gen));
 	section_close(&e.s);
 out:
 	t->inside--;

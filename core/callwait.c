@@ -62,7 +62,7 @@ void gt_call_end(struct gt_thread *t)
 		if (!gt_section_open(&s, t, now))
 			goto out;
 		if (t->state == GT_T_BLOCKED) {
-			gt_event_wake_self(&s, now, now, GT_WAKE_NO_WAKER);
+			gt_event_wake_self(&s, now, now, gt_wake_no_waker(t, s.gen));
 		} else if (t->state == GT_T_SYSCALL) {
 			ev0(s.b, GT_EV_GO_SYSCALL_END, now);
 			t->state = GT_T_RUNNING;
@@ -80,7 +80,7 @@ void gt_call_end(struct gt_thread *t)
 	if (reason) {
 		ev2(e.s.b, GT_EV_GO_BLOCK, e.ts, reason, stk);
 		t->state = GT_T_BLOCKED;
-		gt_event_wake_self(&e.s, now, now, GT_WAKE_NO_WAKER);
+		gt_event_wake_self(&e.s, now, now, gt_wake_no_waker(t, e.s.gen));
 	} else {
 		ev2(e.s.b, GT_EV_GO_SYSCALL_BEGIN, e.ts, ++t->p->seq, stk);
 		ev0(e.s.b, GT_EV_GO_SYSCALL_END, now);

@@ -107,7 +107,7 @@ void gt_thread_end(struct gt_thread *t)
 	case GT_T_BLOCKED: /* cancelled in a wait */
 		if (t->wait_key)
 			gt_waiter_add(t->wait_key, -1);
-		gt_event_wake_self(&s, ts, ts, GT_WAKE_NO_WAKER);
+		gt_event_wake_self(&s, ts, ts, gt_wake_no_waker(t, s.gen));
 		break;
 	case GT_T_RUNNABLE:
 		ev2(s.b, GT_EV_GO_START, ts, t->g, ++t->g_seq);

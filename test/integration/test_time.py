@@ -19,8 +19,9 @@ re-calibrations), both Go parsers accept the traces, and:
     is not later than the reading after it by more than the clock's
     allowed lead;
   * `go tool trace -pprof=sched` has no sample under a waiter's own sleep or
-    read (nobody in the program woke it), and still the holder's
-    pthread_mutex_unlock for the mutex hand-offs;
+    read (nobody in the program woke it: their 1 ns are under the synthetic
+    frame kernel.wakeup), and still the holder's pthread_mutex_unlock for
+    the mutex hand-offs;
   * every thread's running time in `gotrace stat -json` is at least 99 % of
     its CPU time.
 """
@@ -121,6 +122,9 @@ class TimeWaitsTest(_Program, gtlib.TracedTestCase):
     def period_check_sched_profile_has_only_real_latencies(self, period):
         run = self.traced(period)
         samples = self.check_sched(run, GO_NEW)
+        kernel = [(s, f) for s, f in samples if f == ["kernel.wakeup"]]
+        self.assertTrue(kernel, "%s -pprof=sched: the sleeps' and reads' wake-ups under kernel.wakeup; %s\n%s"
+                        % (go_label(GO_NEW), self.where(run), format_samples(samples)))
         handoff = [(s, f) for s, f in samples if f[0] == "pthread_mutex_unlock" and "holder_main" in f]
         self.assertTrue(handoff, "%s -pprof=sched: the mutex hand-off's latency under the holder's "
                         "pthread_mutex_unlock; %s\n%s" % (go_label(GO_NEW), self.where(run), format_samples(samples)))
