@@ -18,7 +18,7 @@ struct gt_clock gt_clock = { .begin = 1 }; /* CLOCK_MONOTONIC until calibrated *
  * generation switches come at least CHECK_NS apart. */
 #define CAL_NS 1000000ull
 #define CHECK_NS 1000000ull
-#define MAX_SPAN_NS 1000000000ull
+#define MAX_SPAN_NS 250000000ull
 /* The floor's rate is CLOCK_MONOTONIC's highest rate over the last span,
  * plus MARGIN_PPM for the kernel's own small corrections of its rate (NTP's
  * frequency, its error feedback): the clock's lead over CLOCK_MONOTONIC

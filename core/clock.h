@@ -13,7 +13,7 @@
  * and a floor (floor_ns, floor_mult: CLOCK_MONOTONIC's highest possible
  * value), one rdtsc (~8 ns) and two multiplies. Until the first
  * calibration, 1 ms after the first reading, the clock is CLOCK_MONOTONIC
- * itself; re-calibrations follow 2, 4, 8 ... ms later (at most 1 s; the
+ * itself; re-calibrations follow 2, 4, 8 ... ms later (at most 250 ms; the
  * first reading past lim does it) and at every generation switch
  * (gt_clock_check). When the kernel stops using the TSC, or the TSC strays
  * from CLOCK_MONOTONIC by more than a plausible NTP correction, the clock
