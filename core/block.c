@@ -15,6 +15,9 @@ int gt_block(struct gt_thread *t, enum gt_str reason, uintptr_t site, uintptr_t 
 	t->block_ts = e.ts;
 	t->wait_key = key;
 	section_close(&e.s);
+	/* The wait's own CPU time (the kernel's way in and out of it) is shown
+	 * as running just before the wake-up (gt_unblock). */
+	t->block_cpu = gt_thread_cpu_ns();
 	if (key)
 		gt_waiter_add(key, 1);
 	done = 1;
@@ -33,16 +36,29 @@ void gt_unblock(struct gt_thread *t, int woken)
 		gt_waiter_add(key, -1);
 	t->wait_key = 0;
 	uint64_t now = gt_now();
+	/* Running again from when the CPU time the wait itself used began:
+	 * the time after the wait returned less that CPU time (never before
+	 * the wait began, nor before its waker's release). */
+	uint64_t start = now;
+	if (t->block_cpu) {
+		uint64_t used = gt_thread_cpu_ns() - t->block_cpu;
+		start = now - t->block_ts > used ? now - used : t->block_ts;
+		t->block_cpu = 0;
+	}
 	uint64_t uts = now;
 	uintptr_t wpcs[GT_WAKE_FRAMES];
 	unsigned wn = 0;
 	if (woken && key)
 		wn = gt_wake_find(key, t->block_ts, now, wpcs, &uts);
+	if (!wn)
+		uts = start; /* no waker: runnable when it ran */
+	else if (start < uts)
+		start = uts;
 	struct section s;
 	if (!gt_section_open(&s, t, uts))
 		goto out;
-	uint64_t stk = wn ? gt_stack_id(t, s.gen, wpcs, wn) : gt_stack_id(t, s.gen, t->block_pcs, t->block_n);
-	gt_event_wake_self(&s, uts, now, stk);
+	uint64_t stk = wn ? gt_stack_id(t, s.gen, wpcs, wn) : gt_wake_no_waker(t, s.gen);
+	gt_event_wake_self(&s, uts, start, stk);
 	gt_section_label(&s, now);
 	section_close(&s);
 out:
@@ -61,7 +77,7 @@ void gt_waited(struct gt_thread *t, enum gt_str reason, uintptr_t site, uint64_t
 	uint64_t stk = gt_event_stack(&e);
 	ev2(e.s.b, GT_EV_GO_BLOCK, e.ts, reason, stk);
 	t->state = GT_T_BLOCKED;
-	gt_event_wake_self(&e.s, now, now, stk);
+	gt_event_wake_self(&e.s, now, now, gt_wake_no_waker(t, e.s.gen));
 	section_close(&e.s);
 out:
 	t->inside--;

@@ -14,7 +14,11 @@
 int gt_call_convert(struct gt_thread *t, uint64_t old, uint64_t ts, int wrote_status, struct gt_batch *b)
 {
 	uint64_t v = atomic_load_explicit(&t->call_t0, memory_order_acquire);
-	if (v == 0 || v >= GT_CALL_CLAIMED || ts < v || ts - v < GT_SHORT_WAIT_NS)
+	/* However young: left to the thread, a wait that began before the
+	 * switch would be written into the next generation, stamped before
+	 * its start, and the readers would move it to that start (the time
+	 * before shown as running). */
+	if (v == 0 || v >= GT_CALL_CLAIMED || ts < v)
 		return 0;
 	if (t->state != GT_T_RUNNING || !t->p || t->born_gen == 0 || t->born_gen > old)
 		return 0;

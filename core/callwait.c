@@ -91,7 +91,7 @@ static void call_end(struct gt_thread *t, int woken)
 		if (!gt_section_open(&s, t, uts))
 			goto out;
 		if (t->state == GT_T_BLOCKED) {
-			uint64_t stk = wn ? gt_stack_id(t, s.gen, wpcs, wn) : gt_stack_id(t, s.gen, t->block_pcs, t->block_n);
+			uint64_t stk = wn ? gt_stack_id(t, s.gen, wpcs, wn) : gt_wake_no_waker(t, s.gen);
 			gt_event_wake_self(&s, uts, now, stk);
 		} else if (t->state == GT_T_SYSCALL) {
 			ev0(s.b, GT_EV_GO_SYSCALL_END, now);
@@ -120,7 +120,7 @@ static void call_end(struct gt_thread *t, int woken)
 		ev2(e.s.b, GT_EV_GO_BLOCK, e.ts, reason, stk);
 		t->state = GT_T_BLOCKED;
 		unsigned wn = waker(key, woken, v, &uts, wpcs);
-		gt_event_wake_self(&e.s, uts, now, wn ? gt_stack_id(t, e.s.gen, wpcs, wn) : stk);
+		gt_event_wake_self(&e.s, uts, now, wn ? gt_stack_id(t, e.s.gen, wpcs, wn) : gt_wake_no_waker(t, e.s.gen));
 	} else {
 		ev2(e.s.b, GT_EV_GO_SYSCALL_BEGIN, e.ts, ++t->p->seq, stk);
 		ev0(e.s.b, GT_EV_GO_SYSCALL_END, now);

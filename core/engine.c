@@ -59,15 +59,17 @@ static void thread_exit(void *v)
 }
 
 /* start_tracing: the first generation begins with the calling thread as
- * goroutine 1. Without a flusher, the thread's own events end generations
- * (core/inline.h). */
+ * goroutine 1, running since it began (gt_began_running: the process's
+ * start-up and the tracer's own set-up count as its running time). Without
+ * a flusher, the thread's own events end generations (core/inline.h). */
 static void start_tracing(struct gt_thread *t)
 {
 	gt.finished = 0;
-	gt_advance_start(gt_now());
+	uint64_t ts = gt_began_running(gt_now(), 0);
+	gt_advance_start(ts);
 	gt_inline_flusher(0, NULL);
 	atomic_store(&gt.on, 1);
-	gt_main_begin(t);
+	gt_main_begin(t, ts);
 }
 
 /* configure applies the options (read once, before any event). */

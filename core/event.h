@@ -64,9 +64,22 @@ static inline uint64_t gt_event_stack(struct gt_event *e)
 	return gt_stack_id(e->s.t, e->s.gen, e->pcs, *e->n);
 }
 
+/* gt_wake_no_waker: the stack of a wake-up that no thread of the program
+ * caused (a sleep or timeout ending, data from outside, a wait seen after
+ * the fact): one synthetic frame, "kernel.wakeup". The readers' scheduler-
+ * latency profile puts the 1 ns they force between GoUnblock and GoStart
+ * under the GoUnblock's stack: never the waiter's own. Not no stack: Go
+ * 1.23's profiles skip stackless transitions, so its GoBlock → GoUnblock
+ * intervals (-pprof=sync, net) would not end there. */
+static inline uint64_t gt_wake_no_waker(struct gt_thread *t, uint64_t gen)
+{
+	uintptr_t pc = GT_PC_WAKE;
+	return gt_stack_id(t, gen, &pc, 1);
+}
+
 /* gt_event_wake_self ends the thread's wait: GoUnblock(self) at uts with
- * stack stk, then GoStart at now (invariant 3: both on the thread's own
- * M). */
+ * stack stk (the waker's site, or gt_wake_no_waker), then GoStart at now
+ * (invariant 3: both on the thread's own M). */
 static inline void gt_event_wake_self(struct section *s, uint64_t uts, uint64_t now, uint64_t stk)
 {
 	struct gt_thread *t = s->t;

@@ -75,7 +75,7 @@ static uint64_t name_id(struct gt_strtab *st, const char *s)
 struct stack_dump {
 	struct gt_gen_batch tb;
 	struct gt_strtab *strings;
-	uint64_t main_id;
+	uint64_t main_id, wake_id; /* the synthetic frames' names */
 	uint64_t gen;
 	int bare;
 };
@@ -130,7 +130,7 @@ static void dump_stack(void *ctx, const struct gt_idmap_entry *e)
 		n--;
 	for (size_t i = 0; i < n && nf < GT_MAX_FRAMES; i++) {
 		if (pcs[i] >= GT_PC_SYNTHETIC) {
-			frames[nf++] = (struct gt_frame){ pcs[i], d->main_id, 0, 0 };
+			frames[nf++] = (struct gt_frame){ pcs[i], pcs[i] == GT_PC_WAKE ? d->wake_id : d->main_id, 0, 0 };
 			continue;
 		}
 		struct gt_sym_frame sf[16];
@@ -167,9 +167,10 @@ void gt_gen_stacks_write(struct gt_gen_out *o, uint64_t old, uint64_t ts, int fi
 	};
 	if (!symbolizer && !d.bare)
 		open_symbolizer();
-	/* The synthetic frames' name: among the strings every generation
-	 * carries first (core/gen_strings.h), so this finds its id. */
+	/* The synthetic frames' names: among the strings every generation
+	 * carries first (core/gen_strings.h), so this finds their ids. */
 	d.main_id = gt_strtab_put(strings, GT_PC_MAIN_NAME, strlen(GT_PC_MAIN_NAME));
+	d.wake_id = gt_strtab_put(strings, GT_PC_WAKE_NAME, strlen(GT_PC_WAKE_NAME));
 	memset(name_ids, 0, sizeof name_ids); /* ids are this generation's */
 	gt_modgone_each(unloaded, NULL);
 	gt_idmap_each(&gt.stacks[old & 1].map, dump_stack, &d);

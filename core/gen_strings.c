@@ -17,6 +17,7 @@ void gt_gen_strings_carried(uint64_t old)
 {
 	struct gt_strtab *st = &gt.strings[old & 1];
 	put(st, GT_PC_MAIN_NAME);
+	put(st, GT_PC_WAKE_NAME);
 	gt_identity_refresh();
 	put(st, gt.identity);
 	put(st, gt.heap_sample_string);

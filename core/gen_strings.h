@@ -10,7 +10,7 @@
 
 /* gt_gen_strings_carried puts into generation old's table, first, the
  * strings every generation carries whether an event names them or not:
- * the synthetic frames' name (core/stack.h), which process this is
+ * the synthetic frames' names (core/stack.h), which process this is
  * (core/identity.h, read again now) and the heap sampling mean
  * (docs/heap.md). */
 void gt_gen_strings_carried(uint64_t old);

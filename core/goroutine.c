@@ -14,12 +14,12 @@ uint64_t gt_new_goroutine(void)
 	return atomic_fetch_add(&gt.next_g, 1);
 }
 
-uint64_t gt_create(struct gt_thread *t, uint64_t new_g, uintptr_t start_pc, uintptr_t site)
+uint64_t gt_create(struct gt_thread *t, uint64_t new_g, uintptr_t start_pc, uintptr_t site, uint64_t at)
 {
 	int saved = errno;
 	uint64_t gen = 0;
 	struct gt_event e;
-	if (!gt_event_begin(&e, t, site, GT_EVENT_SCRATCH, 0))
+	if (!gt_event_begin(&e, t, site, GT_EVENT_SCRATCH, at))
 		goto out;
 	gt_section_label(&e.s, e.ts);
 	uint64_t new_stk = gt_stack_id(t, e.s.gen, &start_pc, 1);
@@ -32,14 +32,14 @@ out:
 	return gen;
 }
 
-void gt_thread_begin(struct gt_thread *t, uint64_t g, uintptr_t start_pc, uint64_t create_gen)
+void gt_thread_begin(struct gt_thread *t, uint64_t g, uintptr_t start_pc, uint64_t create_gen, uint64_t created)
 {
 	int saved = errno;
 	t->inside++;
 	gt_thread_register(t, g, start_pc);
 	if (!t->p)
 		goto out;
-	uint64_t ts = gt_now();
+	uint64_t ts = gt_began_running(gt_now(), created);
 	struct section s;
 	if (!gt_section_open(&s, t, ts))
 		goto out;
@@ -57,13 +57,12 @@ out:
 	errno = saved;
 }
 
-void gt_main_begin(struct gt_thread *t)
+void gt_main_begin(struct gt_thread *t, uint64_t ts)
 {
 	t->inside++;
 	gt_thread_register(t, 1, 0);
 	if (!t->p)
 		goto out;
-	uint64_t ts = gt_now();
 	struct section s;
 	if (!gt_section_open(&s, t, ts))
 		goto out;
@@ -104,7 +103,7 @@ void gt_thread_end(struct gt_thread *t)
 	case GT_T_BLOCKED: /* cancelled in a wait */
 		if (t->wait_key)
 			gt_waiter_add(t->wait_key, -1);
-		gt_event_wake_self(&s, ts, ts, gt_stack_id(t, s.gen, t->block_pcs, t->block_n));
+		gt_event_wake_self(&s, ts, ts, gt_wake_no_waker(t, s.gen));
 		break;
 	case GT_T_RUNNABLE:
 		ev2(s.b, GT_EV_GO_START, ts, t->g, ++t->g_seq);

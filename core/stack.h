@@ -20,7 +20,11 @@ struct gt_thread;
 /* Synthetic frames: PCs no code can have, named by the flusher. */
 #define GT_PC_SYNTHETIC 0xfff0000000000000ull
 #define GT_PC_MAIN (GT_PC_SYNTHETIC | 1) /* "main": the main thread's goroutine */
-#define GT_PC_MAIN_NAME "main"          /* the synthetic frames' name */
+#define GT_PC_MAIN_NAME "main"          /* its name */
+/* "kernel.wakeup": the waker of a wake-up no thread of the program caused
+ * (core/event.h, gt_wake_no_waker). */
+#define GT_PC_WAKE (GT_PC_SYNTHETIC | 2)
+#define GT_PC_WAKE_NAME "kernel.wakeup"
 
 /* gt_stack_init finds the library's own mapping, publishes the first
  * module table and the main thread's stack range. From the constructor. */

@@ -115,6 +115,7 @@ struct gt_thread {
 
 	/* The current or last wait. */
 	uint64_t block_ts;
+	uint64_t block_cpu;     /* the thread's CPU time at its GoBlock (0: unknown) */
 	uintptr_t wait_key;
 	uint32_t block_n;
 	uintptr_t *block_pcs;   /* side->block_pcs (every array lives there) */

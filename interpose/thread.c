@@ -32,6 +32,7 @@ struct start {
 	uintptr_t start_pc; /* the goroutine's function: fn, or std::thread's callable */
 	uint64_t g;
 	uint64_t gen;      /* generation of the GoCreate */
+	uint64_t created;  /* its time */
 	_Atomic int ready; /* 0 wait, 1 GoCreate written, 2 not written */
 	sigset_t mask;     /* the signal mask the thread is meant to start with */
 	struct gt_stack_hint stack; /* where its stack is, for the unwinder */
@@ -52,7 +53,7 @@ GT_START_FRAME __attribute__((noinline, optimize("no-optimize-sibling-calls"))) 
 	void *(*fn)(void *) = st->fn;
 	void *arg = st->arg;
 	if (atomic_load_explicit(&st->ready, memory_order_relaxed) == 1)
-		gt_thread_begin(&gt_self, st->g, st->start_pc, st->gen);
+		gt_thread_begin(&gt_self, st->g, st->start_pc, st->gen, st->created);
 	gt_mem_free(st);
 	gt_self.inside--;
 	void *ret = fn(arg);
@@ -137,6 +138,8 @@ GT_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*
 		st->mask = given;
 		pthread_attr_setsigmask_np(a, &all);
 	}
+	/* Before the thread exists: its GoStart may go back to its beginning. */
+	st->created = gt_now();
 	int r = GT_REAL(pthread_create)(th, attr, trampoline, st);
 	if (attr_mask)
 		pthread_attr_setsigmask_np(a, &st->mask);
@@ -147,7 +150,7 @@ GT_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*
 		t->inside--;
 		return r;
 	}
-	uint64_t gen = gt_create(t, st->g, st->start_pc, GT_SITE(pthread_create));
+	uint64_t gen = gt_create(t, st->g, st->start_pc, GT_SITE(pthread_create), st->created);
 	st->gen = gen;
 	atomic_store_explicit(&st->ready, gen ? 1 : 2, memory_order_release);
 	return 0;

@@ -90,7 +90,7 @@ int ex_fd(void)
 struct start {
 	void *(*fn)(void *);
 	void *arg;
-	uint64_t g, gen;
+	uint64_t g, gen, created;
 	_Atomic int ready; /* 0 wait, 1 GoCreate written, 2 not written */
 	sigset_t mask;
 	struct gt_stack_hint stack;
@@ -107,7 +107,7 @@ __attribute__((noinline)) static void *trampoline(void *p)
 	void *(*fn)(void *) = st->fn;
 	void *arg = st->arg;
 	if (atomic_load_explicit(&st->ready, memory_order_relaxed) == 1)
-		gt_thread_begin(&gt_self, st->g, (uintptr_t)fn, st->gen);
+		gt_thread_begin(&gt_self, st->g, (uintptr_t)fn, st->gen, st->created);
 	free(st);
 	gt_self.inside--;
 	void *ret = fn(arg);
@@ -129,11 +129,12 @@ __attribute__((noinline)) uint64_t ex_create(pthread_t *th, void *(*fn)(void *),
 	sigset_t all;
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &st->mask);
+	st->created = gt_now();
 	int r = pthread_create(th, NULL, trampoline, st);
 	pthread_sigmask(SIG_SETMASK, &st->mask, NULL);
 	cr_assert_eq(r, 0);
 	uint64_t g = st->g;
-	uint64_t gen = gt_create(t, g, (uintptr_t)fn, EX_SITE(ex_create));
+	uint64_t gen = gt_create(t, g, (uintptr_t)fn, EX_SITE(ex_create), st->created);
 	st->gen = gen;
 	atomic_store_explicit(&st->ready, gen ? 1 : 2, memory_order_release);
 	return g;
