@@ -10,6 +10,7 @@
 
 #include "lock.h"
 #include "mem.h"
+#include "symbols.h"
 #include "tracer.h"
 
 static gt_lock_t gone_lock;
@@ -34,29 +35,6 @@ static int permanent_base(const struct gt_modtab *cur, uintptr_t base)
 	return 0;
 }
 
-/* range_of: the module's range as the symbolizer reports it (its first
- * segment rounded down to its alignment, up to the page after its last). */
-static int range_of(const struct dl_phdr_info *info, uintptr_t *lo, uintptr_t *hi)
-{
-	const ElfW(Phdr) *first = NULL;
-	uint64_t end = 0;
-	for (size_t i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		if (ph->p_type != PT_LOAD)
-			continue;
-		if (!first)
-			first = ph;
-		if (ph->p_vaddr + ph->p_memsz > end)
-			end = ph->p_vaddr + ph->p_memsz;
-	}
-	if (!first)
-		return 0;
-	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
-	*lo = info->dlpi_addr + (first->p_vaddr & -(uint64_t)first->p_align);
-	*hi = (info->dlpi_addr + end + page - 1) & -page;
-	return 1;
-}
-
 static int note_candidate(struct dl_phdr_info *info, size_t size, void *arg)
 {
 	(void)size;
@@ -68,7 +46,7 @@ static int note_candidate(struct dl_phdr_info *info, size_t size, void *arg)
 	struct gt_modgone *g = gt_mem_calloc(1, sizeof *g);
 	if (!g)
 		return 0;
-	if (!range_of(info, &g->lo, &g->hi)) {
+	if (!gt_sym_module_range(info, &g->lo, &g->hi)) {
 		gt_mem_free(g);
 		return 0;
 	}
@@ -122,7 +100,7 @@ static int mark_loaded(struct dl_phdr_info *info, size_t size, void *arg)
 	(void)size;
 	struct still_ctx *c = arg;
 	uintptr_t lo, hi;
-	if (!info->dlpi_name || info->dlpi_name[0] != '/' || !range_of(info, &lo, &hi))
+	if (!info->dlpi_name || info->dlpi_name[0] != '/' || !gt_sym_module_range(info, &lo, &hi))
 		return 0;
 	for (struct gt_modgone *g = c->batch; g; g = g->batch_next)
 		if (g->lo == lo && g->hi == hi && g->state == GT_GONE_PENDING)

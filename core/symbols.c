@@ -1054,6 +1054,28 @@ struct loaded_list {
 	struct phdr_counters c;
 };
 
+
+int gt_sym_module_range(const struct dl_phdr_info *info, uintptr_t *lo, uintptr_t *hi)
+{
+	const ElfW(Phdr) *first = NULL;
+	uint64_t end = 0;
+	for (size_t i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_LOAD)
+			continue;
+		if (!first)
+			first = ph;
+		if (ph->p_vaddr + ph->p_memsz > end)
+			end = ph->p_vaddr + ph->p_memsz;
+	}
+	if (!first)
+		return 0;
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+	*lo = info->dlpi_addr + (first->p_vaddr & -(uint64_t)first->p_align);
+	*hi = (info->dlpi_addr + end + page - 1) & -page;
+	return 1;
+}
+
 /* collect_module notes one module (a dl_iterate_phdr callback; it runs
  * under the loader's lock, so it only reads the module's headers in memory
  * and copies them out; libdwfl is told afterwards). Its address
@@ -1068,18 +1090,8 @@ static int collect_module(struct dl_phdr_info *info, size_t size, void *arg)
 		l->c.adds = info->dlpi_adds;
 		l->c.subs = info->dlpi_subs;
 	}
-	const ElfW(Phdr) *first = NULL;
-	uint64_t end = 0;
-	for (size_t i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		if (ph->p_type != PT_LOAD)
-			continue;
-		if (!first)
-			first = ph;
-		if (ph->p_vaddr + ph->p_memsz > end)
-			end = ph->p_vaddr + ph->p_memsz;
-	}
-	if (!first)
+	uintptr_t lo, hi;
+	if (!gt_sym_module_range(info, &lo, &hi))
 		return 0;
 	enum mod_kind kind = MOD_FILE;
 	const ElfW(Ehdr) *vdso = l->vdso;
@@ -1101,9 +1113,8 @@ static int collect_module(struct dl_phdr_info *info, size_t size, void *arg)
 	*m = (struct loaded){ .kind = kind };
 	if (kind == MOD_FILE && !(m->name = gt_mem_strdup(info->dlpi_name)))
 		return 0;
-	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
-	m->lo = info->dlpi_addr + (first->p_vaddr & -(uint64_t)first->p_align);
-	m->hi = (info->dlpi_addr + end + page - 1) & -page;
+	m->lo = lo;
+	m->hi = hi;
 	if (kind != MOD_VDSO)
 		m->build_id_len = gt_build_id_in_memory(info->dlpi_phdr, info->dlpi_phnum,
 							info->dlpi_addr, m->build_id,

@@ -161,4 +161,10 @@ void gt_sym_close(struct gt_symbolizer *s);
  * until gt_sym_close. */
 char *gt_sym_demangle(const char *name);
 
+/* gt_sym_module_range: the range a loaded module covers as the symbolizer
+ * reports it: its first PT_LOAD segment rounded down to its alignment, up
+ * to the page after its last. 0 when it has no PT_LOAD segment. */
+struct dl_phdr_info;
+int gt_sym_module_range(const struct dl_phdr_info *info, uintptr_t *lo, uintptr_t *hi);
+
 #endif

@@ -34,10 +34,6 @@ WAITERS = ("waiter_main", "timed_main")
 class FutexTest(_IOProgram, gtlib.TracedTestCase):
     PROGRAM = "futex_wait.c"
 
-    def stat(self, period):
-        run = self.checked(period)
-        return self.cached(("stat", period), lambda: gtlib.stat_json(run.trace))
-
     def period_check_futex_waits_are_sync_futex_blocks(self, period):
         run = self.checked(period)
         ev = self.events(period)

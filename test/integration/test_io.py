@@ -207,6 +207,11 @@ class _IOProgram:
             return run
         return self.cached(("checked", period), go)
 
+    def stat(self, period):
+        """`gotrace stat -json` of the checked traced run."""
+        run = self.checked(period)
+        return self.cached(("stat", period), lambda: gtlib.stat_json(run.trace))
+
     def events(self, period):
         run = self.checked(period)
         return self.cached(("events", period), lambda: gtlib.parsed_events(run.trace))

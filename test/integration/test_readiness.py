@@ -45,10 +45,6 @@ SYNC = {fn for fn, (reason, _) in WAITS.items() if reason.startswith("sync.")}
 class ReadinessTest(_IOProgram, gtlib.TracedTestCase):
     PROGRAM = "readiness.c"
 
-    def stat(self, period):
-        run = self.checked(period)
-        return self.cached(("stat", period), lambda: gtlib.stat_json(run.trace))
-
     def period_check_each_wait_has_the_reason_of_its_descriptors(self, period):
         run = self.checked(period)
         ev = self.events(period)

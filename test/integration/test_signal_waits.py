@@ -32,10 +32,6 @@ WAITS = (("sigwait_main", "sigwait"), ("sigwaitinfo_main", "sigwaitinfo"), ("pau
 class SignalWaitsTest(_IOProgram, gtlib.TracedTestCase):
     PROGRAM = "signal_waits.c"
 
-    def stat(self, period):
-        run = self.checked(period)
-        return self.cached(("stat", period), lambda: gtlib.stat_json(run.trace))
-
     def period_check_signal_waits_are_sync_signal_blocks(self, period):
         run = self.checked(period)
         ev = self.events(period)
