@@ -38,7 +38,9 @@ TOOL_CORE   := $(filter $(CORE_SRC),core/config.c core/symbols.c core/radix.c co
 ENGINE_EXCLUDE :=
 ENGINE_SRC  := $(filter-out $(ENGINE_EXCLUDE),$(CORE_SRC))
 
-LIB_OBJ   := $(patsubst %.c,build/obj/lib/%.o,$(ENCODER_SRC) $(CORE_SRC) $(INTERPOSE_SRC))
+# The library writes traces; the reader (encoder/reader*.c) is the tools' and the tests'.
+LIB_ENCODER := $(filter-out encoder/reader%,$(ENCODER_SRC))
+LIB_OBJ   := $(patsubst %.c,build/obj/lib/%.o,$(LIB_ENCODER) $(CORE_SRC) $(INTERPOSE_SRC))
 TOOL_OBJ  := $(patsubst %.c,build/obj/tool/%.o,$(TOOLS_SRC) $(ENCODER_SRC) $(TOOL_CORE))
 UNIT_SRC  := $(wildcard test/unit/*.c)
 UNIT_OBJ  := $(patsubst %.c,build/obj/unit/%.o,$(UNIT_SRC) $(ENCODER_SRC) $(ENGINE_SRC))

@@ -27,7 +27,7 @@ static enum gt_fdkind anon_kind(int fd)
 	for (int i = 0; i < n; i++)
 		path[sizeof pre - 1 + i] = digits[n - 1 - i];
 	path[sizeof pre - 1 + n] = 0;
-	long len = syscall(SYS_readlink, path, link, sizeof link - 1);
+	long len = gt_sys_call(SYS_readlink, path, link, sizeof link - 1);
 	if (len <= 0)
 		return GT_FD_OTHER;
 	link[len] = 0;

@@ -846,7 +846,7 @@ static bool in_other_function(Dwfl_Module *mod, uint64_t start, uint64_t addr)
 		return false;
 	Dwarf_Addr lo, hi;
 	bool other = dwarf_frame_info(fr, &lo, &hi, NULL) >= 0 && lo + bias > start;
-	free(fr);
+	gt_mem_free_returned(fr); /* libdw malloc'd it */
 	return other;
 }
 
