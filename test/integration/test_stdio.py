@@ -82,8 +82,12 @@ class _StdioProgram(_IOProgram):
             total, leaves = under(samples, fn)
             self.assertTrue(WAIT[0] <= total <= WAIT[1], "-pprof=syscall: %.3fs under %s, want ~0.3 s; %s\n%s"
                             % (total, fn, self.where(run), format_samples(samples)))
-            self.assertEqual(set(leaves), {leaf}, "-pprof=syscall: the samples under %s should end in %s; %s\n%s"
-                             % (fn, leaf, self.where(run), format_samples(samples)))
+            # the wait is under its call; the thread's other calls (fclose's
+            # flush) may be brief system calls on a loaded machine
+            others = sum(sec for name, sec in leaves.items() if name != leaf)
+            self.assertTrue(leaves.get(leaf, 0) >= WAIT[0] and others < 0.005,
+                            "-pprof=syscall: the samples under %s should end in %s; %s\n%s"
+                            % (fn, leaf, self.where(run), format_samples(samples)))
 
 
 @gtlib.expand
