@@ -295,10 +295,13 @@ class StatToolTest(gtlib.TracedTestCase):
                     # one becomes last + 1): an event sharing its timestamp moves
                     # 1 ns, and the rare event it must emit after a later-stamped
                     # one on another thread (ordering by sequence numbers, or a
-                    # generation switch) moves by up to that gap. Stat reports
-                    # the stamped times: they agree to a few ns per wait plus
-                    # at most 100 us in all.
-                    self.assertAlmostEqual(sec, want[reason], delta=100e-6 + 20e-9 * nwaits[reason],
+                    # generation switch) moves by up to that gap; an event
+                    # stamped just before a switch but written after it is
+                    # moved to the next generation's start (tens of us on a
+                    # loaded machine, docs/design.md "Clock"). Stat reports
+                    # the stamped times: they agree to 1 us per wait plus at
+                    # most 100 us in all.
+                    self.assertAlmostEqual(sec, want[reason], delta=100e-6 + 1e-6 * nwaits[reason],
                                            msg="G%d %s of %s: stat %.9f s, go %.9f s over %d waits"
                                            % (t["g"], reason, trace, sec, want[reason], nwaits[reason]))
 
