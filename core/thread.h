@@ -115,7 +115,10 @@ struct gt_thread {
 
 	/* The current or last wait. */
 	uint64_t block_ts;
-	uint64_t block_cpu;     /* the thread's CPU time at its GoBlock (0: unknown) */
+	uint64_t block_cpu;     /* the thread's CPU time at its GoBlock (0: not measured) */
+	uint64_t wait_cpu_est;  /* the CPU a wait itself uses: the smaller of the last two */
+	uint64_t wait_cpu_prev; /* measurements (core/block.c), and the last one */
+	uint32_t wait_cpu_left; /* waits until the next measurement */
 	uintptr_t wait_key;
 	uint32_t block_n;
 	uintptr_t *block_pcs;   /* side->block_pcs (every array lives there) */
