@@ -25,13 +25,13 @@ import unittest
 
 import gtlib
 from gtlib import GO_NEW
-from test_io import _IOProgram, format_samples, syscalls, under, wait_durations
+from test_io import _IOProgram, _NoKernelWaitProfiles, format_samples, syscalls, under, wait_durations
 
 WAITERS = ("waiter_main", "timed_main")
 
 
 @gtlib.expand
-class FutexTest(_IOProgram, gtlib.TracedTestCase):
+class FutexTest(_NoKernelWaitProfiles, _IOProgram, gtlib.TracedTestCase):
     PROGRAM = "futex_wait.c"
 
     def period_check_futex_waits_are_sync_futex_blocks(self, period):
@@ -82,12 +82,6 @@ class FutexTest(_IOProgram, gtlib.TracedTestCase):
         prof = gtlib.pprof_top(run.trace, "sched", GO_NEW)
         self.assertIn("wake_it", prof, "-pprof=sched should name the waker; %s; profile:\n%s"
                       % (self.where(run), gtlib.format_profile(prof)))
-
-    def period_check_no_syscall_or_network_profile(self, period):
-        run = self.checked(period)
-        for kind in ("syscall", "net"):
-            samples = self.samples(period, kind, GO_NEW)
-            self.assertEqual(samples, [], "-pprof=%s; %s:\n%s" % (kind, self.where(run), format_samples(samples)))
 
 
 if __name__ == "__main__":

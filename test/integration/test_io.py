@@ -157,6 +157,17 @@ def outermost(frames):
 # the sample programs
 
 
+class _NoKernelWaitProfiles:
+    """For programs whose waits are all blocks (sync, sleep): neither
+    -pprof=syscall nor -pprof=net has a sample.  Mixed into an _IOProgram."""
+
+    def period_check_no_syscall_or_network_profile(self, period):
+        run = self.checked(period)
+        for kind in ("syscall", "net"):
+            samples = self.samples(period, kind, GO_NEW)
+            self.assertEqual(samples, [], "-pprof=%s; %s:\n%s" % (kind, self.where(run), format_samples(samples)))
+
+
 class _IOProgram:
     """Checks shared by the I/O sample programs.  Subclasses set PROGRAM."""
 

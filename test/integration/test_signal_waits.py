@@ -21,7 +21,7 @@ import unittest
 
 import gtlib
 from gtlib import GO_NEW
-from test_io import _IOProgram, format_samples, syscalls, under, wait_durations
+from test_io import _IOProgram, _NoKernelWaitProfiles, format_samples, syscalls, under, wait_durations
 
 WAITS = (("sigwait_main", "sigwait"), ("sigwaitinfo_main", "sigwaitinfo"), ("pause_main", "pause"),
          ("sigsuspend_main", "sigsuspend"), ("sigtimedwait_main", "sigtimedwait"))
@@ -29,7 +29,7 @@ WAITS = (("sigwait_main", "sigwait"), ("sigwaitinfo_main", "sigwaitinfo"), ("pau
 
 
 @gtlib.expand
-class SignalWaitsTest(_IOProgram, gtlib.TracedTestCase):
+class SignalWaitsTest(_NoKernelWaitProfiles, _IOProgram, gtlib.TracedTestCase):
     PROGRAM = "signal_waits.c"
 
     def period_check_signal_waits_are_sync_signal_blocks(self, period):
@@ -78,12 +78,6 @@ class SignalWaitsTest(_IOProgram, gtlib.TracedTestCase):
             self.assertTrue(0.25 <= leaves.get(call, 0) <= 0.6 and set(leaves) <= {call, "pthread_barrier_wait"},
                             "-pprof=sync: %.3f s under %s, leaves %s; %s\n%s"
                             % (total, fn, leaves, self.where(run), format_samples(samples)))
-
-    def period_check_no_syscall_or_network_profile(self, period):
-        run = self.checked(period)
-        for kind in ("syscall", "net"):
-            samples = self.samples(period, kind, GO_NEW)
-            self.assertEqual(samples, [], "-pprof=%s; %s:\n%s" % (kind, self.where(run), format_samples(samples)))
 
 
 if __name__ == "__main__":
