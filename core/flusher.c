@@ -107,6 +107,14 @@ static void *flusher_main(void *arg)
 		if (next < gt_now())
 			next = gt_now() + gt.period_ns; /* fell behind: do not burst */
 	}
+	/* Asked for the final generation as it was told to stop (the last
+	 * other thread ending while main exits): it is written all the same.
+	 * A request after this point finds tid 0 and is done inline. */
+	if (atomic_load(&final_requested) && !atomic_load(&final_done)) {
+		gt_advance(1);
+		atomic_store(&final_done, 1);
+		gt_futex_wake(&final_done, INT32_MAX);
+	}
 	gt_sink_release();
 	atomic_store(&tid, 0);
 	return NULL;
@@ -234,15 +242,24 @@ void gt_flusher_final(int timeout_ms)
 		atomic_store(&final_requested, 1);
 		gt_request_poke();
 		uint64_t deadline = gt_now() + (uint64_t)timeout_ms * 1000000ull;
-		while (!atomic_load(&final_done)) {
+		/* The flusher may be told to stop meanwhile (another thread's
+		 * exit leaves this one alone, gt_flusher_alone): once it is gone
+		 * without the final generation, this thread writes it. */
+		while (!atomic_load(&final_done) && !(atomic_load(&stop) && atomic_load(&tid) == 0)) {
 			uint64_t now = gt_now();
-			if (now >= deadline)
+			if (now >= deadline) {
+				gt_warn("the flusher did not write the final generation within %d ms; "
+					"the trace ends with the last generation written", timeout_ms);
 				return;
+			}
 			uint64_t left = deadline - now;
-			struct timespec rel = { (time_t)(left / 1000000000ull), (long)(left % 1000000000ull) };
+			if (left > 10000000ull)
+				left = 10000000ull; /* look at the flusher again every 10 ms */
+			struct timespec rel = { 0, (long)left };
 			gt_futex_wait(&final_done, 0, &rel);
 		}
-		return;
+		if (atomic_load(&final_done))
+			return;
 	}
 	gt_inline_switch(&gt_self, gt_self.state == GT_T_DEAD, GT_ADV_FINAL, timeout_ms);
 }

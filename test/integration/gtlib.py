@@ -335,7 +335,14 @@ def run_traced(argv, trace_path, env_extra=None, period=None, timeout=60,
         env["GOTRACE_PERIOD"] = period
     env.update(env_extra or {})
     rc, out, err, el = _run(list(argv), env, timeout, stdin, binary, cwd)
-    return Run(list(argv), rc, out, err, el, trace=trace_path, period=period)
+    run = Run(list(argv), rc, out, err, el, trace=trace_path, period=period)
+    _RUNS_BY_TRACE[trace_path] = run
+    return run
+
+
+# The run that was to write each trace: a missing trace is reported with the
+# run's exit status, time and the tracer's own lines on stderr.
+_RUNS_BY_TRACE = {}
 
 
 def trace_path(name, period=None):
@@ -374,7 +381,8 @@ def _go_tool(go, args, stdout=subprocess.DEVNULL, timeout=120):
 
 def _check_trace_file(trace):
     if not os.path.exists(trace):
-        raise TraceRejected("no trace file was written: %s" % trace)
+        run = _RUNS_BY_TRACE.get(os.path.abspath(trace))
+        raise TraceRejected("no trace file was written: %s%s" % (trace, "\n" + run.describe() if run else ""))
     if os.path.getsize(trace) == 0:
         raise TraceRejected("the trace file is empty: %s" % trace)
 

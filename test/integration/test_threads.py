@@ -405,6 +405,25 @@ class ExitPathsTest(_ProgramChecks, gtlib.TracedTestCase):
                         "G1 (main, pthread_exit) should end with Running->NotExist; %s" % self.where(run))
 
 
+class DetachedExitTest(gtlib.TracedTestCase):
+    """Detached workers end while main exits (the last one stops the flusher
+    as main asks it for the final generation): every run leaves a trace that
+    both Go readers accept, and no run waits for the flusher's time-out."""
+    RUNS = 25
+
+    def test_every_run_writes_its_trace(self):
+        exe = gtlib.compile("detached_exit.c")
+        for i in range(self.RUNS):
+            trace = gtlib.trace_path("detached_exit-%d" % i)
+            run = gtlib.run_traced([exe], trace, timeout=60)
+            self.assertEqual((run.returncode, run.stdout), (0, "done\n"), run.describe())
+            self.assertLess(run.elapsed, 5.0, "run %d waited for the flusher:\n%s" % (i, run.describe()))
+            self.assertTrue(os.path.exists(trace), "run %d wrote no trace:\n%s" % (i, run.describe()))
+            if i == 0:
+                gtlib.validate(trace)
+            gtlib.discard(trace)
+
+
 @gtlib.expand
 class CxxThreadsTest(_ProgramChecks, gtlib.TracedTestCase):
     """std::thread producer/consumer with std::mutex/std::condition_variable."""
