@@ -64,19 +64,18 @@ void gt_unblock(struct gt_thread *t, int woken)
 	}
 	uint64_t start = now - t->block_ts > used ? now - used : t->block_ts;
 	uint64_t uts = now;
-	uintptr_t wpcs[GT_WAKE_FRAMES];
+	struct gt_waker w;
 	unsigned wn = 0;
 	if (woken && key)
-		wn = gt_wake_find(key, t->block_ts, now, wpcs, &uts);
+		wn = gt_wake_find(key, t->block_ts, now, &w);
 	if (!wn)
 		uts = start; /* no waker: runnable when it ran */
-	else if (start < uts)
+	else if (start < (uts = w.ts))
 		start = uts;
 	struct section s;
 	if (!gt_section_open(&s, t, uts))
 		goto out;
-	uint64_t stk = wn ? gt_stack_id(t, s.gen, wpcs, wn) : gt_wake_no_waker(t, s.gen);
-	gt_event_wake_self(&s, uts, start, stk);
+	gt_event_woken(&s, uts, start, wn ? &w : NULL);
 	gt_section_label(&s, now);
 	section_close(&s);
 out:
@@ -101,9 +100,43 @@ out:
 	t->inside--;
 }
 
+/* The releaser's mark (core/wake_ins.h): its full stack is taken, then a
+ * write section is opened, which makes sure it has a chunk in the
+ * generation and has re-stated its statuses there (a releaser that wrote
+ * nothing yet in this generation opens its chunk now: the waiter's
+ * GoUnblock must follow its GoStatus); the mark is where that chunk ends.
+ * The release time is read after the stack and is never before the
+ * chunk's last event. No event is written. */
+void gt_wake_release_thread(struct gt_thread *t, uintptr_t key, uintptr_t site, uintptr_t caller)
+{
+	struct gt_event e;
+	t->inside++;
+	if (t->state != GT_T_RUNNING || !t->side || !gt_event_open(&e, t, site, GT_EVENT_SCRATCH, 0)) {
+		gt_wake_leave(key, gt_now(), site, caller, NULL);
+		goto out;
+	}
+	struct gt_wake_mark m;
+	m.stk = gt_event_stack(&e);
+	m.gen = e.s.gen;
+	m.chunk = t->chunk[e.s.gen & 1];
+	m.off = (uint32_t)e.s.b->len;
+	m.last_ts = e.s.b->last_ts;
+	uint64_t ts = e.ts > m.last_ts ? e.ts : m.last_ts;
+	section_close(&e.s);
+	gt_wake_leave(key, ts, site, caller, &m);
+out:
+	t->inside--;
+}
+
 void gt_wake_release(uintptr_t key, uintptr_t site, uintptr_t caller)
 {
-	gt_wake_leave(key, gt_now(), site, caller);
+	struct gt_thread *t = &gt_self;
+	/* inside raised: tracer work, perhaps a section this call interrupts
+	 * (a signal handler's sem_post): no section here, no mark */
+	if (t->inside == 0 && atomic_load_explicit(&gt.on, memory_order_relaxed) && t->state == GT_T_RUNNING)
+		gt_wake_release_thread(t, key, site, caller);
+	else
+		gt_wake_leave(key, gt_now(), site, caller, NULL);
 }
 
 void gt_yield_begin(struct gt_thread *t, uintptr_t site)

@@ -30,8 +30,14 @@ void gt_unblock(struct gt_thread *t, int woken);
 void gt_waited(struct gt_thread *t, enum gt_str reason, uintptr_t site, uint64_t t0, uint64_t min_ns);
 
 /* gt_release: the caller releases `key` at `site`, called from `caller`; if
- * a traced thread waits on it, leave a wake record. Cheap when nobody waits. */
+ * a traced thread waits on it, leave a wake record with the releaser's
+ * mark: its full stack and its place in its event stream, where the woken
+ * waiter's GoUnblock is then written (core/wake_ins.h). Cheap when nobody
+ * waits. gt_wake_release_thread: the same for the calling thread t when
+ * its `inside` guard is raised but no section is open (a thread's exit
+ * waking its joiners). */
 void gt_wake_release(uintptr_t key, uintptr_t site, uintptr_t caller);
+void gt_wake_release_thread(struct gt_thread *t, uintptr_t key, uintptr_t site, uintptr_t caller);
 static inline void gt_release(uintptr_t key, uintptr_t site, uintptr_t caller)
 {
 	if (__builtin_expect(gt_has_waiters(key), 0))

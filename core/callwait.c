@@ -44,12 +44,15 @@ void gt_call_begin_key(struct gt_thread *t, int kind, uintptr_t site, uintptr_t 
 }
 
 /* waker: who ended a wait on key (0: none) begun at t0 that returned at
- * *uts, woken or not: the number of frames of the waker's [site, caller]
- * put in pcs, with *uts set to its release time, when a record is found;
- * else 0 (the GoUnblock then carries the wait's own stack, at the return). */
-static unsigned waker(uintptr_t key, int woken, uint64_t t0, uint64_t *uts, uintptr_t *pcs)
+ * *uts, woken or not: the number of frames of the waker's [site, caller],
+ * with w filled and *uts set to its release time, when a record is found;
+ * else 0 (the GoUnblock then carries kernel.wakeup, at the return). */
+static unsigned waker(uintptr_t key, int woken, uint64_t t0, uint64_t *uts, struct gt_waker *w)
 {
-	return woken && key ? gt_wake_find(key, t0, *uts, pcs, uts) : 0;
+	unsigned n = woken && key ? gt_wake_find(key, t0, *uts, w) : 0;
+	if (n)
+		*uts = w->ts;
+	return n;
 }
 
 static void call_end(struct gt_thread *t, int woken)
@@ -82,17 +85,16 @@ static void call_end(struct gt_thread *t, int woken)
 		v = GT_CALL_CONVERTED;
 	}
 	struct section s;
-	uintptr_t wpcs[GT_WAKE_FRAMES];
+	struct gt_waker w;
 	uint64_t uts = now;
 	if (v == GT_CALL_CONVERTED) {
 		/* the section opens at the release time: the GoUnblock is its
 		 * first event (statuses re-stated before it) */
-		unsigned wn = t->state == GT_T_BLOCKED ? waker(key, woken, t->block_ts, &uts, wpcs) : 0;
+		unsigned wn = t->state == GT_T_BLOCKED ? waker(key, woken, t->block_ts, &uts, &w) : 0;
 		if (!gt_section_open(&s, t, uts))
 			goto out;
 		if (t->state == GT_T_BLOCKED) {
-			uint64_t stk = wn ? gt_stack_id(t, s.gen, wpcs, wn) : gt_wake_no_waker(t, s.gen);
-			gt_event_wake_self(&s, uts, now, stk);
+			gt_event_woken(&s, uts, now, wn ? &w : NULL);
 		} else if (t->state == GT_T_SYSCALL) {
 			ev0(s.b, GT_EV_GO_SYSCALL_END, now);
 			t->state = GT_T_RUNNING;
@@ -119,8 +121,8 @@ static void call_end(struct gt_thread *t, int woken)
 	if (reason) {
 		ev2(e.s.b, GT_EV_GO_BLOCK, e.ts, reason, stk);
 		t->state = GT_T_BLOCKED;
-		unsigned wn = waker(key, woken, v, &uts, wpcs);
-		gt_event_wake_self(&e.s, uts, now, wn ? gt_stack_id(t, e.s.gen, wpcs, wn) : gt_wake_no_waker(t, e.s.gen));
+		unsigned wn = waker(key, woken, v, &uts, &w);
+		gt_event_woken(&e.s, uts, now, wn ? &w : NULL);
 	} else {
 		ev2(e.s.b, GT_EV_GO_SYSCALL_BEGIN, e.ts, ++t->p->seq, stk);
 		ev0(e.s.b, GT_EV_GO_SYSCALL_END, now);

@@ -36,6 +36,7 @@ struct gt_chunk *gt_chunk_get(void)
 	pool = c->next;
 	gt_unlock(&pool_lock);
 	c->next = NULL;
+	atomic_store_explicit(&c->ins, NULL, memory_order_relaxed);
 	return c;
 }
 

@@ -7,11 +7,14 @@
 #ifndef GT_CHUNK_H
 #define GT_CHUNK_H
 
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include "../encoder/writer.h"
 
 #define GT_CHUNK_SIZE (16u * 1024u)
+
+struct gt_wake_ins;
 
 struct gt_chunk {
 	struct gt_chunk *next;
@@ -19,6 +22,9 @@ struct gt_chunk {
 	uint64_t serial;  /* writer thread's registration order */
 	uint32_t index;   /* chunk number within that thread */
 	uint32_t full;    /* queued as full: counts against the budget */
+	/* Woken waiters' GoUnblocks to write inside this batch, at the marks
+	 * its thread left when it released them (core/wake_ins.h). */
+	_Atomic(struct gt_wake_ins *) ins;
 	struct gt_batch b;
 	uint8_t data[];
 };

@@ -10,6 +10,7 @@
 #include "clock.h"
 #include "section.h"
 #include "stack.h"
+#include "wake_ins.h"
 
 /* An event being written that carries the thread's stack. */
 struct gt_event {
@@ -86,6 +87,24 @@ static inline void gt_event_wake_self(struct section *s, uint64_t uts, uint64_t 
 	ev3(s->b, GT_EV_GO_UNBLOCK, uts, t->g, ++t->g_seq, stk);
 	ev2(s->b, GT_EV_GO_START, now, t->g, ++t->g_seq);
 	t->state = GT_T_RUNNING;
+}
+
+/* gt_event_woken ends the thread's wait that w's release ended (w NULL or
+ * w->n 0: no waker found): when the releaser left a mark in this section's
+ * generation, the GoUnblock is attached to the releaser's stream at the
+ * release time (core/wake_ins.h) and only GoStart is written here, at now;
+ * otherwise GoUnblock(self) at uts with the waker's site (or the
+ * kernel.wakeup frame) and GoStart, as gt_event_wake_self. */
+static inline void gt_event_woken(struct section *s, uint64_t uts, uint64_t now, const struct gt_waker *w)
+{
+	struct gt_thread *t = s->t;
+	if (w && w->n && gt_wake_ins_attach(s, w, uts)) {
+		ev2(s->b, GT_EV_GO_START, now, t->g, ++t->g_seq);
+		t->state = GT_T_RUNNING;
+		return;
+	}
+	uint64_t stk = w && w->n ? gt_stack_id(t, s->gen, w->pcs, w->n) : gt_wake_no_waker(t, s->gen);
+	gt_event_wake_self(s, uts, now, stk);
 }
 
 #endif

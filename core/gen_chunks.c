@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+#include "wake_ins.h"
+
 void gt_gen_chunks_add(struct gt_gen_chunks *c, struct gt_chunk *ch)
 {
 	if (c->n == c->cap) {
@@ -68,11 +70,13 @@ void gt_gen_chunks_write(struct gt_gen_chunks *c, struct gt_gen_out *o)
 {
 	sort_chunks(c->v, c->n);
 	for (size_t i = 0; i < c->n; i++)
-		gt_gen_out_add(o, c->v[i]->b.mem, gt_batch_finish(&c->v[i]->b));
+		gt_wake_ins_write(c->v[i], o); /* split around woken waiters' GoUnblocks */
 }
 
 void gt_gen_chunks_recycle(struct gt_gen_chunks *c)
 {
+	if (c->n)
+		gt_wake_ins_reset(c->v[0]->gen); /* every insertion of it is written */
 	for (size_t i = 0; i < c->n; i++)
 		gt_chunk_put(c->v[i]);
 }

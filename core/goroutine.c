@@ -93,8 +93,8 @@ void gt_thread_end(struct gt_thread *t)
 	gt_call_cancelled(t);
 	if (t->state == GT_T_NONE || t->state == GT_T_DEAD || !t->registered)
 		goto out;
-	if (t->start_pc)
-		gt_release((uintptr_t)t->self, t->start_pc, 0); /* wakes joiners */
+	if (t->start_pc && gt_has_waiters((uintptr_t)t->self)) /* wakes joiners */
+		gt_wake_release_thread(t, (uintptr_t)t->self, t->start_pc, 0);
 	uint64_t ts = gt_now();
 	struct section s;
 	if (!gt_section_open(&s, t, ts))

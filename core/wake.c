@@ -25,11 +25,13 @@ struct wake_record {
 	uintptr_t key;
 	uint64_t ts;
 	uintptr_t pcs[GT_WAKE_FRAMES];
+	struct gt_wake_mark mark;
 };
 
 static struct wake_record records[GT_WAKE_RECORDS];
 
-void gt_wake_leave(uintptr_t key, uint64_t ts, uintptr_t site, uintptr_t caller)
+void gt_wake_leave(uintptr_t key, uint64_t ts, uintptr_t site, uintptr_t caller,
+		   const struct gt_wake_mark *mark)
 {
 	struct wake_record *r = &records[gt_wait_slot(key, GT_WAKE_RECORDS)];
 	uint32_t s = atomic_load_explicit(&r->seq, memory_order_relaxed);
@@ -41,10 +43,14 @@ void gt_wake_leave(uintptr_t key, uint64_t ts, uintptr_t site, uintptr_t caller)
 	r->pcs[0] = site;
 	r->pcs[1] = caller;
 	r->n = caller ? 2 : 1;
+	if (mark)
+		r->mark = *mark;
+	else
+		r->mark.gen = 0;
 	atomic_store_explicit(&r->seq, s + 2, memory_order_release);
 }
 
-unsigned gt_wake_find(uintptr_t key, uint64_t after, uint64_t before, uintptr_t *pcs, uint64_t *ts)
+unsigned gt_wake_find(uintptr_t key, uint64_t after, uint64_t before, struct gt_waker *w)
 {
 	struct wake_record *r = &records[gt_wait_slot(key, GT_WAKE_RECORDS)];
 	for (int tries = 0; tries < 4; tries++) {
@@ -55,14 +61,17 @@ unsigned gt_wake_find(uintptr_t key, uint64_t after, uint64_t before, uintptr_t 
 		uint64_t t = r->ts;
 		uint32_t n = r->n;
 		uintptr_t p0 = r->pcs[0], p1 = r->pcs[1];
+		struct gt_wake_mark mark = r->mark;
 		atomic_thread_fence(memory_order_acquire);
 		if (atomic_load_explicit(&r->seq, memory_order_relaxed) != s1)
 			continue;
 		if (k != key || t < after || t > before || n == 0)
 			return 0;
-		pcs[0] = p0;
-		pcs[1] = p1;
-		*ts = t;
+		w->pcs[0] = p0;
+		w->pcs[1] = p1;
+		w->ts = t;
+		w->n = n;
+		w->mark = mark;
 		return n;
 	}
 	return 0;

@@ -41,14 +41,39 @@ static inline int gt_has_waiters(uintptr_t key)
 	return gt_bitsum_test(gt_waiter_bits, gt_wait_slot(key, GT_WAIT_SLOTS));
 }
 
+/* Where a releasing thread was in its own event stream when it released
+ * (core/wake_ins.h): its open chunk of generation gen, the bytes written
+ * in it so far (off) and the time of the last event there (last_ts: the
+ * time base the next event's delta is taken from), and the id of its full
+ * stack in gen's stack table. gen 0: no mark (the releaser was not a
+ * running traced thread, or was inside tracer work); the waiter then
+ * writes its own GoUnblock with the two-frame site. */
+struct gt_chunk;
+struct gt_wake_mark {
+	uint64_t gen;
+	struct gt_chunk *chunk;
+	uint32_t off;
+	uint64_t last_ts;
+	uint64_t stk;
+};
+
+/* What a waiter learns of the release that woke it. */
+struct gt_waker {
+	unsigned n;                      /* frames in pcs: the releasing site */
+	uintptr_t pcs[GT_WAKE_FRAMES];   /* [site, caller] */
+	uint64_t ts;                     /* the release time */
+	struct gt_wake_mark mark;        /* the releaser's place (gen 0: none) */
+};
+
 /* gt_wake_leave records a release of key at time ts by the call site
- * [site, caller] (caller may be 0). */
-void gt_wake_leave(uintptr_t key, uint64_t ts, uintptr_t site, uintptr_t caller);
+ * [site, caller] (caller may be 0), with the releaser's mark (NULL: none). */
+void gt_wake_leave(uintptr_t key, uint64_t ts, uintptr_t site, uintptr_t caller,
+		   const struct gt_wake_mark *mark);
 
 /* gt_wake_find looks for a release of key at or after `after` and not after
- * `before`. On success it returns the number of frames copied to pcs (at
- * most GT_WAKE_FRAMES) and sets *ts; otherwise it returns 0. */
-unsigned gt_wake_find(uintptr_t key, uint64_t after, uint64_t before, uintptr_t *pcs, uint64_t *ts);
+ * `before`. On success it returns the number of frames of its site (at
+ * most GT_WAKE_FRAMES) and fills *w; otherwise it returns 0. */
+unsigned gt_wake_find(uintptr_t key, uint64_t after, uint64_t before, struct gt_waker *w);
 
 /* gt_wake_reset clears both tables (child after fork). */
 void gt_wake_reset(void);

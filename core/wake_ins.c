@@ -1,0 +1,181 @@
+/* wake_ins.c — the releaser's GoUnblock, inserted in its stream (wake_ins.h). */
+#include "wake_ins.h"
+
+#include "../encoder/varint.h"
+#include "lock.h"
+#include "region.h"
+
+/* Node slabs, per generation parity: `cur` is filled by atomic bumps; a
+ * full one is replaced under slab_lock by a spare or a new mapping. */
+#define SLAB_NODES 1024
+
+struct slab {
+	struct slab *next; /* every slab of the parity (slab_lock) */
+	_Atomic uint32_t used;
+	struct gt_wake_ins v[SLAB_NODES];
+};
+
+static _Atomic(struct slab *) cur[2];
+static struct slab *in_use[2], *spare[2];
+static gt_lock_t slab_lock = GT_LOCK_INIT;
+
+static struct gt_wake_ins *node_alloc(uint64_t gen)
+{
+	unsigned p = gen & 1;
+	for (;;) {
+		struct slab *s = atomic_load_explicit(&cur[p], memory_order_acquire);
+		if (s) {
+			uint32_t i = atomic_fetch_add_explicit(&s->used, 1, memory_order_relaxed);
+			if (i < SLAB_NODES)
+				return &s->v[i];
+		}
+		gt_lock(&slab_lock);
+		if (atomic_load_explicit(&cur[p], memory_order_relaxed) == s) {
+			struct slab *n = spare[p];
+			if (n)
+				spare[p] = n->next;
+			else
+				n = gt_map(sizeof *n);
+			if (!n) {
+				gt_unlock(&slab_lock);
+				return NULL;
+			}
+			atomic_store_explicit(&n->used, 0, memory_order_relaxed);
+			n->next = in_use[p];
+			in_use[p] = n;
+			atomic_store_explicit(&cur[p], n, memory_order_release);
+		}
+		gt_unlock(&slab_lock);
+	}
+}
+
+void gt_wake_ins_reset(uint64_t gen)
+{
+	unsigned p = gen & 1;
+	gt_lock(&slab_lock);
+	atomic_store_explicit(&cur[p], NULL, memory_order_relaxed);
+	while (in_use[p]) {
+		struct slab *s = in_use[p];
+		in_use[p] = s->next;
+		s->next = spare[p];
+		spare[p] = s;
+	}
+	gt_unlock(&slab_lock);
+}
+
+int gt_wake_ins_attach(struct section *s, const struct gt_waker *w, uint64_t uts)
+{
+	const struct gt_wake_mark *m = &w->mark;
+	if (!w->n || m->gen == 0 || m->gen != s->gen || !m->chunk)
+		return 0;
+	struct gt_wake_ins *n = node_alloc(s->gen);
+	if (!n)
+		return 0;
+	struct gt_thread *t = s->t;
+	n->off = m->off;
+	n->last_ts = m->last_ts;
+	n->ts = uts > m->last_ts ? uts : m->last_ts;
+	n->g = t->g;
+	n->seq = ++t->g_seq; /* the waiter's own counter (invariant 3) */
+	n->stk = m->stk;
+	_Atomic(struct gt_wake_ins *) *head = &m->chunk->ins;
+	struct gt_wake_ins *old = atomic_load_explicit(head, memory_order_relaxed);
+	do {
+		n->next = old;
+	} while (!atomic_compare_exchange_weak_explicit(head, &old, n, memory_order_release, memory_order_relaxed));
+	return 1;
+}
+
+/* sorted: the list in (off, ts) order. Pushed newest first, so reversing
+ * it leaves the insertion sort little to do. */
+static struct gt_wake_ins *sorted(struct gt_wake_ins *l)
+{
+	struct gt_wake_ins *out = NULL;
+	while (l) {
+		struct gt_wake_ins *x = l, **at = &out;
+		l = l->next;
+		while (*at && ((*at)->off < x->off || ((*at)->off == x->off && (*at)->ts <= x->ts)))
+			at = &(*at)->next;
+		x->next = *at;
+		*at = x;
+	}
+	return out;
+}
+
+/* A batch header: EventBatch, gen, m, base, padded payload size. */
+#define HEADER_MAX (1 + 3 * GT_UVARINT_MAX + GT_BATCH_SIZE_WIDTH)
+
+static void data_batch(struct gt_gen_out *o, const struct gt_chunk *c, uint64_t m, uint64_t base, size_t from,
+		       size_t to)
+{
+	if (to <= from)
+		return;
+	uint8_t *h = gt_gen_alloc(HEADER_MAX);
+	if (!h)
+		return;
+	size_t n = 0;
+	h[n++] = GT_EV_BATCH;
+	n += gt_put_uvarint(h + n, c->gen);
+	n += gt_put_uvarint(h + n, m);
+	n += gt_put_uvarint(h + n, base);
+	gt_put_uvarint_padded(h + n, to - from, GT_BATCH_SIZE_WIDTH);
+	n += GT_BATCH_SIZE_WIDTH;
+	gt_gen_out_add(o, h, n);
+	gt_gen_out_add(o, c->b.mem + from, to - from);
+}
+
+/* ins_batch writes the insertions from *l on that share its offset as one
+ * batch; returns the first one after them. */
+static struct gt_wake_ins *ins_batch(struct gt_gen_out *o, uint64_t gen, uint64_t m, struct gt_wake_ins *l)
+{
+	size_t k = 0;
+	struct gt_wake_ins *e = l;
+	for (; e && e->off == l->off; e = e->next)
+		k++;
+	size_t cap = HEADER_MAX + k * GT_EVENT_MAX(3);
+	if (cap < 64)
+		cap = 64;
+	uint8_t *mem = gt_gen_alloc(cap);
+	if (!mem)
+		return e;
+	struct gt_batch b;
+	gt_batch_begin(&b, mem, cap, gen, m, l->ts);
+	for (struct gt_wake_ins *x = l; x != e; x = x->next) {
+		uint64_t args[3] = { x->g, x->seq, x->stk };
+		gt_batch_event(&b, GT_EV_GO_UNBLOCK, x->ts, 3, args);
+	}
+	gt_gen_out_add(o, mem, gt_batch_finish(&b));
+	return e;
+}
+
+void gt_wake_ins_write(struct gt_chunk *c, struct gt_gen_out *o)
+{
+	size_t len = gt_batch_finish(&c->b);
+	struct gt_wake_ins *l = atomic_exchange_explicit(&c->ins, NULL, memory_order_acquire);
+	if (!l) {
+		gt_gen_out_add(o, c->b.mem, len);
+		return;
+	}
+	/* The chunk's own header (core/section.c): type, gen, m, base. */
+	const uint8_t *h = c->b.mem;
+	size_t at = 1;
+	uint64_t gen = 0, m = 0, base = 0;
+	int n1 = gt_get_uvarint(h + at, c->b.size_at - at, &gen);
+	at += n1 > 0 ? (size_t)n1 : 0;
+	int n2 = gt_get_uvarint(h + at, c->b.size_at - at, &m);
+	at += n2 > 0 ? (size_t)n2 : 0;
+	int n3 = gt_get_uvarint(h + at, c->b.size_at - at, &base);
+	if (n1 <= 0 || n2 <= 0 || n3 <= 0) {
+		gt_gen_out_add(o, c->b.mem, len);
+		return;
+	}
+	size_t pos = c->b.size_at + GT_BATCH_SIZE_WIDTH;
+	for (l = sorted(l); l;) {
+		size_t off = l->off < pos ? pos : l->off > len ? len : l->off;
+		data_batch(o, c, m, base, pos, off);
+		pos = off;
+		base = l->last_ts;
+		l = ins_batch(o, c->gen, m, l);
+	}
+	data_batch(o, c, m, base, pos, len);
+}
