@@ -73,7 +73,7 @@ void gt_unblock(struct gt_thread *t, int woken)
 	else if (start < (uts = w.ts))
 		start = uts;
 	struct section s;
-	if (!gt_section_open(&s, t, uts))
+	if (!gt_section_open(&s, t, gt_wake_open_ts(wn ? &w : NULL, uts)))
 		goto out;
 	gt_event_woken(&s, uts, start, wn ? &w : NULL);
 	gt_section_label(&s, now);

@@ -91,7 +91,7 @@ static void call_end(struct gt_thread *t, int woken)
 		/* the section opens at the release time: the GoUnblock is its
 		 * first event (statuses re-stated before it) */
 		unsigned wn = t->state == GT_T_BLOCKED ? waker(key, woken, t->block_ts, &uts, &w) : 0;
-		if (!gt_section_open(&s, t, uts))
+		if (!gt_section_open(&s, t, t->state == GT_T_BLOCKED ? gt_wake_open_ts(wn ? &w : NULL, uts) : uts))
 			goto out;
 		if (t->state == GT_T_BLOCKED) {
 			gt_event_woken(&s, uts, now, wn ? &w : NULL);

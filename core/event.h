@@ -89,6 +89,17 @@ static inline void gt_event_wake_self(struct section *s, uint64_t uts, uint64_t 
 	t->state = GT_T_RUNNING;
 }
 
+/* gt_wake_open_ts: the time to open the section that ends a wait at uts
+ * with waker w: 1 tick earlier when the GoUnblock may go to the releaser's
+ * stream, so that statuses this section re-states (the waiter's first
+ * event in a generation) come before that GoUnblock in time too, not only
+ * by sequence number: readers that merge by time alone (`gotrace stat`)
+ * then see the waiter before its wake-up. */
+static inline uint64_t gt_wake_open_ts(const struct gt_waker *w, uint64_t uts)
+{
+	return w && w->n && w->mark.gen && uts > 0 ? uts - 1 : uts;
+}
+
 /* gt_event_woken ends the thread's wait that w's release ended (w NULL or
  * w->n 0: no waker found): when the releaser left a mark in this section's
  * generation, the GoUnblock is attached to the releaser's stream at the
