@@ -109,7 +109,15 @@ static inline uint64_t gt_wake_open_ts(const struct gt_waker *w, uint64_t uts)
 static inline void gt_event_woken(struct section *s, uint64_t uts, uint64_t now, const struct gt_waker *w)
 {
 	struct gt_thread *t = s->t;
-	if (w && w->n && gt_wake_ins_attach(s, w, uts)) {
+	uint64_t at = w && w->n ? gt_wake_ins_attach(s, w, uts) : 0;
+	if (at) {
+		/* Strictly after the GoUnblock: Go's readers (1.23 and 1.27)
+		 * try the earliest event of each M, and when the earliest
+		 * cannot advance they sort the rest by time and skip index 0
+		 * as already tried; with a tie the GoUnblock could be sorted
+		 * there and never tried ("failed to advance"). */
+		if (now <= at)
+			now = at + 1;
 		ev2(s->b, GT_EV_GO_START, now, t->g, ++t->g_seq);
 		t->state = GT_T_RUNNING;
 		return;

@@ -63,7 +63,7 @@ void gt_wake_ins_reset(uint64_t gen)
 	gt_unlock(&slab_lock);
 }
 
-int gt_wake_ins_attach(struct section *s, const struct gt_waker *w, uint64_t uts)
+uint64_t gt_wake_ins_attach(struct section *s, const struct gt_waker *w, uint64_t uts)
 {
 	const struct gt_wake_mark *m = &w->mark;
 	if (!w->n || m->gen == 0 || m->gen != s->gen || !m->chunk)
@@ -75,6 +75,8 @@ int gt_wake_ins_attach(struct section *s, const struct gt_waker *w, uint64_t uts
 	n->off = m->off;
 	n->last_ts = m->last_ts;
 	n->ts = uts > m->last_ts ? uts : m->last_ts;
+	if (n->ts == 0)
+		n->ts = 1; /* 0 means "not attached" to the caller */
 	n->g = t->g;
 	n->seq = ++t->g_seq; /* the waiter's own counter (invariant 3) */
 	n->stk = m->stk;
@@ -83,7 +85,7 @@ int gt_wake_ins_attach(struct section *s, const struct gt_waker *w, uint64_t uts
 	do {
 		n->next = old;
 	} while (!atomic_compare_exchange_weak_explicit(head, &old, n, memory_order_release, memory_order_relaxed));
-	return 1;
+	return n->ts;
 }
 
 /* sorted: the list in (off, ts) order. Pushed newest first, so reversing

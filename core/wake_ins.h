@@ -43,10 +43,11 @@ struct gt_wake_ins {
 /* gt_wake_ins_attach: inside the waiter's section s, if w names a marked
  * release of s's generation, assigns the waiter's next G seq to a
  * GoUnblock at uts (clamped to the mark's time) and attaches it to the
- * releaser's chunk. Returns 1 when attached (the caller then writes only
- * its GoStart), 0 otherwise (no mark, another generation, no memory: the
- * caller writes its own GoUnblock as before). */
-int gt_wake_ins_attach(struct section *s, const struct gt_waker *w, uint64_t uts);
+ * releaser's chunk. Returns the GoUnblock's time when attached (the caller
+ * then writes only its GoStart, strictly later: see gt_event_woken), 0
+ * otherwise (no mark, another generation, no memory: the caller writes its
+ * own GoUnblock as before). */
+uint64_t gt_wake_ins_attach(struct section *s, const struct gt_waker *w, uint64_t uts);
 
 /* gt_wake_ins_write appends chunk c's batch to o, split around its
  * insertions (if any). At the switch, under gt.advance_lock. */
