@@ -19,10 +19,14 @@
  *    flusher, which waits for every thread to leave its section, would wait
  *    on the application.
  *
- * 3. All sequence-carrying events of a G (GoStart, GoUnblock) are written on
- *    its own M (self-unblock), and a P's events are written only by the one
- *    thread holding it. So per-G and per-P sequence numbers are plain
- *    thread-owned counters. Otherwise the parser could not order them.
+ * 3. Every sequence number of a G is taken by its own thread (a plain
+ *    thread-owned counter), and a P's events are written only by the one
+ *    thread holding it. A G's GoStart is written on its own M; its
+ *    GoUnblock too, except a wake-up whose releaser left a mark in the
+ *    same generation: the woken thread takes the seq itself and attaches
+ *    the encoded GoUnblock to the releaser's chunk, inside its own write
+ *    section (core/wake_ins.h); its GoStart (the next seq) follows on its
+ *    own M. Otherwise the parser could not order them.
  *
  * 4. The first event of a thread in a generation re-states its G and P
  *    status (GoStatus, ProcStatus) unless that generation already has it.
