@@ -139,6 +139,20 @@ void gt_wake_release(uintptr_t key, uintptr_t site, uintptr_t caller)
 		gt_wake_leave(key, gt_now(), site, caller, NULL);
 }
 
+void gt_wake_release_at(uintptr_t key, uintptr_t site, uintptr_t caller, uintptr_t cfa)
+{
+	struct gt_thread *t = &gt_self;
+	if (t->inside == 0 && atomic_load_explicit(&gt.on, memory_order_relaxed) && t->state == GT_T_RUNNING) {
+		/* the wrapper's frame, for a remembered stack (core/stack.h);
+		 * set only here, where the stack is taken next */
+		t->site_ra = caller;
+		t->site_cfa = cfa;
+		gt_wake_release_thread(t, key, site, caller);
+	} else {
+		gt_wake_leave(key, gt_now(), site, caller, NULL);
+	}
+}
+
 void gt_yield_begin(struct gt_thread *t, uintptr_t site)
 {
 	struct gt_event e;

@@ -38,6 +38,10 @@ void gt_waited(struct gt_thread *t, enum gt_str reason, uintptr_t site, uint64_t
  * waking its joiners). */
 void gt_wake_release(uintptr_t key, uintptr_t site, uintptr_t caller);
 void gt_wake_release_thread(struct gt_thread *t, uintptr_t key, uintptr_t site, uintptr_t caller);
+/* gt_wake_release_at: gt_wake_release from an exported wrapper (GT_RELEASE)
+ * that hands its return address (caller) and CFA along, so the releaser's
+ * stack can be a remembered one (core/stack.h). */
+void gt_wake_release_at(uintptr_t key, uintptr_t site, uintptr_t caller, uintptr_t cfa);
 static inline void gt_release(uintptr_t key, uintptr_t site, uintptr_t caller)
 {
 	if (__builtin_expect(gt_has_waiters(key), 0))

@@ -82,12 +82,15 @@ static inline const char *gt_fn_name(const char *c_name)
 
 /* GT_RELEASE: the fast half of a release (unlock, post, signal): leaves a
  * wake record when a traced thread waits on key (one hash and one load
- * when none does). Called in the exported wrapper. */
+ * when none does). Called in the exported wrapper. When someone waits, the
+ * wrapper's return address and CFA go along (gt_wake_release_at), so the
+ * releaser's full stack is a remembered one after the first release from
+ * a place (core/stack.h), not an unwind per release. */
 #define GT_RELEASE(key, fn)                                                  \
 	do {                                                                 \
 		if (__builtin_expect(gt_has_waiters((uintptr_t)(key)), 0))   \
-			gt_wake_release((uintptr_t)(key), GT_FN(fn),         \
-					GT_RA());                            \
+			gt_wake_release_at((uintptr_t)(key), GT_FN(fn),      \
+					   GT_RA(), GT_CFA());               \
 	} while (0)
 
 /* The wrapper's caller, for a waker's two-frame stack. */
