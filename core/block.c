@@ -1,6 +1,8 @@
 /* block.c — a traced thread waits and is woken (block.h). */
 #include "block.h"
 
+#include <errno.h>
+
 #include "event.h"
 
 /* One blocking wait in this many has its own CPU time measured (two
@@ -100,57 +102,80 @@ out:
 	t->inside--;
 }
 
-/* The releaser's mark (core/wake_ins.h): its full stack is taken, then a
- * write section is opened, which makes sure it has a chunk in the
- * generation and has re-stated its statuses there (a releaser that wrote
- * nothing yet in this generation opens its chunk now: the waiter's
- * GoUnblock must follow its GoStatus); the mark is where that chunk ends.
- * The release time is read after the stack and is never before the
- * chunk's last event. No event is written. */
-void gt_wake_release_thread(struct gt_thread *t, uintptr_t key, uintptr_t site, uintptr_t caller)
+/* The releaser's mark (core/wake_ins.h): its full stack is taken (a
+ * remembered one when the wrapper handed its frame: ra, cfa), then a write
+ * section is opened, which makes sure it has a chunk in the generation and
+ * has re-stated its statuses there (a releaser that wrote nothing yet in
+ * this generation opens its chunk now: the waiter's GoUnblock must follow
+ * its GoStatus); the mark is where that chunk ends. The release time is
+ * read after the stack and is never before the chunk's last event. No
+ * event is written. pre: t->inside raised, no section open. */
+static void release_marked(struct gt_thread *t, uintptr_t key, uintptr_t site, uintptr_t caller, uintptr_t ra,
+			   uintptr_t cfa)
 {
-	struct gt_event e;
-	t->inside++;
-	if (t->state != GT_T_RUNNING || !t->side || !gt_event_open(&e, t, site, GT_EVENT_SCRATCH, 0)) {
+	if (t->state != GT_T_RUNNING || !t->side) {
 		gt_wake_leave(key, gt_now(), site, caller, NULL);
-		goto out;
+		return;
+	}
+	int saved = errno; /* the program's, around its unlock */
+	struct gt_stack st;
+	gt_stack_take_at(&st, site, ra, cfa);
+	uint64_t ts = gt_now();
+	struct section s;
+	if (!gt_section_open(&s, t, ts)) {
+		gt_wake_leave(key, ts, site, caller, NULL);
+		errno = saved;
+		return;
 	}
 	struct gt_wake_mark m;
-	m.stk = gt_event_stack(&e);
-	m.gen = e.s.gen;
-	m.chunk = t->chunk[e.s.gen & 1];
-	m.off = (uint32_t)e.s.b->len;
-	m.last_ts = e.s.b->last_ts;
-	uint64_t ts = e.ts > m.last_ts ? e.ts : m.last_ts;
-	section_close(&e.s);
+	m.stk = gt_stack_take_id(t, s.gen, &st);
+	m.gen = s.gen;
+	m.chunk = t->chunk[s.gen & 1];
+	m.off = (uint32_t)s.b->len;
+	m.last_ts = s.b->last_ts;
+	if (ts < m.last_ts)
+		ts = m.last_ts;
+	section_close(&s);
 	gt_wake_leave(key, ts, site, caller, &m);
-out:
+	errno = saved;
+}
+
+void gt_wake_release_thread(struct gt_thread *t, uintptr_t key, uintptr_t site, uintptr_t caller)
+{
+	t->inside++;
+	release_marked(t, key, site, caller, 0, 0);
 	t->inside--;
+}
+
+/* inside raised: tracer work, perhaps a section this call interrupts (a
+ * signal handler's sem_post): no section here, no mark */
+static int can_mark(struct gt_thread *t)
+{
+	return t->inside == 0 && atomic_load_explicit(&gt.on, memory_order_relaxed) && t->state == GT_T_RUNNING;
 }
 
 void gt_wake_release(uintptr_t key, uintptr_t site, uintptr_t caller)
 {
 	struct gt_thread *t = &gt_self;
-	/* inside raised: tracer work, perhaps a section this call interrupts
-	 * (a signal handler's sem_post): no section here, no mark */
-	if (t->inside == 0 && atomic_load_explicit(&gt.on, memory_order_relaxed) && t->state == GT_T_RUNNING)
-		gt_wake_release_thread(t, key, site, caller);
-	else
+	if (!can_mark(t)) {
 		gt_wake_leave(key, gt_now(), site, caller, NULL);
+		return;
+	}
+	t->inside++;
+	release_marked(t, key, site, caller, 0, 0);
+	t->inside--;
 }
 
 void gt_wake_release_at(uintptr_t key, uintptr_t site, uintptr_t caller, uintptr_t cfa)
 {
 	struct gt_thread *t = &gt_self;
-	if (t->inside == 0 && atomic_load_explicit(&gt.on, memory_order_relaxed) && t->state == GT_T_RUNNING) {
-		/* the wrapper's frame, for a remembered stack (core/stack.h);
-		 * set only here, where the stack is taken next */
-		t->site_ra = caller;
-		t->site_cfa = cfa;
-		gt_wake_release_thread(t, key, site, caller);
-	} else {
+	if (!can_mark(t)) {
 		gt_wake_leave(key, gt_now(), site, caller, NULL);
+		return;
 	}
+	t->inside++;
+	release_marked(t, key, site, caller, caller, cfa);
+	t->inside--;
 }
 
 void gt_yield_begin(struct gt_thread *t, uintptr_t site)

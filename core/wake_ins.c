@@ -2,22 +2,22 @@
 #include "wake_ins.h"
 
 #include "../encoder/varint.h"
-#include "lock.h"
 #include "region.h"
 
-/* Node slabs, per generation parity: `cur` is filled by atomic bumps; a
- * full one is replaced under slab_lock by a spare or a new mapping. */
+/* Node slabs, per generation parity, lock-free (no lock for the fork
+ * handlers to take): `cur` is filled by atomic bumps; a full one is
+ * replaced by a new mapping linked to it (next), installed by CAS (the
+ * loser unmaps its own). So the chain from cur holds every slab of the
+ * parity. */
 #define SLAB_NODES 1024
 
 struct slab {
-	struct slab *next; /* every slab of the parity (slab_lock) */
+	struct slab *next; /* the slab this one replaced */
 	_Atomic uint32_t used;
 	struct gt_wake_ins v[SLAB_NODES];
 };
 
 static _Atomic(struct slab *) cur[2];
-static struct slab *in_use[2], *spare[2];
-static gt_lock_t slab_lock = GT_LOCK_INIT;
 
 static struct gt_wake_ins *node_alloc(uint64_t gen)
 {
@@ -29,38 +29,32 @@ static struct gt_wake_ins *node_alloc(uint64_t gen)
 			if (i < SLAB_NODES)
 				return &s->v[i];
 		}
-		gt_lock(&slab_lock);
-		if (atomic_load_explicit(&cur[p], memory_order_relaxed) == s) {
-			struct slab *n = spare[p];
-			if (n)
-				spare[p] = n->next;
-			else
-				n = gt_map(sizeof *n);
-			if (!n) {
-				gt_unlock(&slab_lock);
-				return NULL;
-			}
-			atomic_store_explicit(&n->used, 0, memory_order_relaxed);
-			n->next = in_use[p];
-			in_use[p] = n;
-			atomic_store_explicit(&cur[p], n, memory_order_release);
-		}
-		gt_unlock(&slab_lock);
+		struct slab *n = gt_map(sizeof *n);
+		if (!n)
+			return NULL;
+		n->next = s;
+		atomic_store_explicit(&n->used, 0, memory_order_relaxed);
+		if (!atomic_compare_exchange_strong_explicit(&cur[p], &s, n, memory_order_acq_rel,
+							     memory_order_acquire))
+			gt_unmap(n, sizeof *n);
 	}
 }
 
+/* At the switch, once generation gen is written: no section of gen is open
+ * and none of gen + 2 can begin yet, so the parity's slabs are the
+ * switch's alone. The newest is kept, emptied; the others go back. */
 void gt_wake_ins_reset(uint64_t gen)
 {
 	unsigned p = gen & 1;
-	gt_lock(&slab_lock);
-	atomic_store_explicit(&cur[p], NULL, memory_order_relaxed);
-	while (in_use[p]) {
-		struct slab *s = in_use[p];
-		in_use[p] = s->next;
-		s->next = spare[p];
-		spare[p] = s;
+	struct slab *s = atomic_load_explicit(&cur[p], memory_order_acquire);
+	if (!s)
+		return;
+	for (struct slab *o = s->next, *next; o; o = next) {
+		next = o->next;
+		gt_unmap(o, sizeof *o);
 	}
-	gt_unlock(&slab_lock);
+	s->next = NULL;
+	atomic_store_explicit(&s->used, 0, memory_order_relaxed);
 }
 
 uint64_t gt_wake_ins_attach(struct section *s, const struct gt_waker *w, uint64_t uts)
