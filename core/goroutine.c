@@ -39,7 +39,11 @@ void gt_thread_begin(struct gt_thread *t, uint64_t g, uintptr_t start_pc, uint64
 	gt_thread_register(t, g, start_pc);
 	if (!t->p)
 		goto out;
-	uint64_t ts = gt_began_running(gt_now(), created);
+	/* strictly after the GoCreate (and the creator's statuses stamped
+	 * with it): Go's readers may skip an event that ties in time with the
+	 * earliest one when that one cannot advance (core/event.h,
+	 * gt_event_woken) */
+	uint64_t ts = gt_began_running(gt_now(), created + 1);
 	struct section s;
 	if (!gt_section_open(&s, t, ts))
 		goto out;
