@@ -3,6 +3,7 @@
 
 #include <errno.h>
 
+#include "call.h"
 #include "event.h"
 
 /* One blocking wait in this many has its own CPU time measured (two
@@ -16,7 +17,13 @@ int gt_block(struct gt_thread *t, enum gt_str reason, uintptr_t site, uintptr_t 
 	if (!gt_event_begin(&e, t, site, GT_EVENT_WAIT, 0))
 		goto out;
 	gt_section_label(&e.s, e.ts);
-	ev2(e.s.b, GT_EV_GO_BLOCK, e.ts, reason, gt_event_stack(&e));
+	uint64_t stk = gt_event_stack(&e);
+	t->undo_chunk = t->chunk[e.s.gen & 1];
+	t->undo_gen = e.s.gen;
+	t->undo_off = (uint32_t)e.s.b->len;
+	t->undo_ts = e.s.b->last_ts;
+	ev2(e.s.b, GT_EV_GO_BLOCK, e.ts, reason, stk);
+	t->undo_end = (uint32_t)e.s.b->len;
 	t->state = GT_T_BLOCKED;
 	t->block_ts = e.ts;
 	t->wait_key = key;
@@ -37,6 +44,31 @@ int gt_block(struct gt_thread *t, enum gt_str reason, uintptr_t site, uintptr_t 
 	done = 1;
 out:
 	t->inside--;
+	return done;
+}
+
+/* take_back: a keyed wait shorter than GT_SHORT_WAIT_NS that no recorded
+ * release ended: the object was freed before the waiter counted itself in
+ * (between its try and its GoBlock), so the releaser saw no waiter and left
+ * no record; the thread did not wait for anyone but spun. Its GoBlock is
+ * taken back, when it is still the last thing in the thread's chunk of
+ * this generation (nothing written since, not even a signal handler's
+ * event; no mark can follow it: the thread was not running), as calls
+ * that may wait are recorded only from GT_SHORT_WAIT_NS. 1 when done. */
+static int take_back(struct gt_thread *t, uint64_t ts)
+{
+	struct section s;
+	if (!t->undo_chunk || !gt_section_open(&s, t, ts))
+		return 0;
+	int done = 0;
+	if (s.gen == t->undo_gen && t->chunk[s.gen & 1] == t->undo_chunk && s.b->len == t->undo_end) {
+		s.b->len = t->undo_off;
+		s.b->last_ts = t->undo_ts;
+		t->state = GT_T_RUNNING;
+		done = 1;
+	}
+	section_close(&s);
+	t->undo_chunk = NULL;
 	return done;
 }
 
@@ -75,6 +107,8 @@ void gt_unblock(struct gt_thread *t, int woken)
 	else if (start < (uts = w.ts))
 		start = uts;
 	struct section s;
+	if (!wn && woken && key && now - t->block_ts < GT_SHORT_WAIT_NS && take_back(t, start))
+		goto out;
 	if (!gt_section_open(&s, t, gt_wake_open_ts(wn ? &w : NULL, uts)))
 		goto out;
 	gt_event_woken(&s, uts, start, wn ? &w : NULL);

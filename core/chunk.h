@@ -22,10 +22,13 @@ struct gt_chunk {
 	uint64_t serial;  /* writer thread's registration order */
 	uint32_t index;   /* chunk number within that thread */
 	uint32_t full;    /* queued as full: counts against the budget */
-	/* Woken waiters' GoUnblocks to write inside this batch, at the marks
-	 * its thread left when it released them (core/wake_ins.h). */
-	_Atomic(struct gt_wake_ins *) ins;
 	struct gt_batch b;
+	/* Woken waiters' GoUnblocks to write inside this batch, at the marks
+	 * its thread left when it released them (core/wake_ins.h). On a cache
+	 * line of its own: other threads push here, while the owner keeps
+	 * writing b. */
+	_Atomic(struct gt_wake_ins *) ins __attribute__((aligned(64)));
+	uint8_t ins_pad[64 - sizeof(void *)];
 	uint8_t data[];
 };
 

@@ -123,6 +123,15 @@ struct gt_thread {
 	uint32_t block_n;
 	uintptr_t *block_pcs;   /* side->block_pcs (every array lives there) */
 
+	/* wake16 (core/block.c): where the current wait's GoBlock sits in
+	 * the thread's chunk, so that a wait no recorded release ended and
+	 * shorter than GT_SHORT_WAIT_NS (a lock freed before the waiter
+	 * counted itself in: a spin, not a wait) is taken back. */
+	struct gt_chunk *undo_chunk; /* the chunk (NULL: nothing to undo) */
+	uint64_t undo_gen;           /* its generation */
+	uint32_t undo_off, undo_end; /* the GoBlock's bytes: [undo_off, undo_end) */
+	uint64_t undo_ts;            /* the batch's last event time before it */
+
 	/* A call that may wait in the kernel (read, poll, waitpid ...): its
 	 * start time while it runs, or GT_CALL_CLAIMED / GT_CALL_CONVERTED
 	 * when the flusher has written its beginning (core/call.h). */

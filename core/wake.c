@@ -19,14 +19,21 @@ void gt_waiter_add(uintptr_t key, int delta)
 	}
 }
 
+/* One cache line: the releaser writes it, the waiter reads it. n is not
+ * kept (pcs[1] is 0 for a one-frame site); the mark's generation and stack
+ * id are kept in 32 bits (a generation lasts 1 ms at least: 2^32 of them
+ * are 50 days; a generation's stack ids are few). */
 struct wake_record {
 	_Atomic uint32_t seq; /* seqlock: odd while being written */
-	uint32_t n;
+	uint32_t gen;         /* mark: generation's low bits (0: no mark) */
 	uintptr_t key;
 	uint64_t ts;
 	uintptr_t pcs[GT_WAKE_FRAMES];
-	struct gt_wake_mark mark;
-};
+	struct gt_chunk *chunk; /* mark: the releaser's chunk, bytes in it, */
+	uint64_t last_ts;       /* the time of its last event, */
+	uint32_t off;
+	uint32_t stk;           /* and the releaser's stack id */
+} __attribute__((aligned(64)));
 
 static struct wake_record records[GT_WAKE_RECORDS];
 
@@ -42,11 +49,15 @@ void gt_wake_leave(uintptr_t key, uint64_t ts, uintptr_t site, uintptr_t caller,
 	r->ts = ts;
 	r->pcs[0] = site;
 	r->pcs[1] = caller;
-	r->n = caller ? 2 : 1;
-	if (mark)
-		r->mark = *mark;
-	else
-		r->mark.gen = 0;
+	if (mark && mark->gen && (uint32_t)mark->gen && mark->stk <= UINT32_MAX) {
+		r->gen = (uint32_t)mark->gen;
+		r->chunk = mark->chunk;
+		r->last_ts = mark->last_ts;
+		r->off = mark->off;
+		r->stk = (uint32_t)mark->stk;
+	} else {
+		r->gen = 0;
+	}
 	atomic_store_explicit(&r->seq, s + 2, memory_order_release);
 }
 
@@ -59,20 +70,25 @@ unsigned gt_wake_find(uintptr_t key, uint64_t after, uint64_t before, struct gt_
 			continue;
 		uintptr_t k = r->key;
 		uint64_t t = r->ts;
-		uint32_t n = r->n;
 		uintptr_t p0 = r->pcs[0], p1 = r->pcs[1];
-		struct gt_wake_mark mark = r->mark;
+		uint32_t gen = r->gen, off = r->off, stk = r->stk;
+		struct gt_chunk *chunk = r->chunk;
+		uint64_t last_ts = r->last_ts;
 		atomic_thread_fence(memory_order_acquire);
 		if (atomic_load_explicit(&r->seq, memory_order_relaxed) != s1)
 			continue;
-		if (k != key || t < after || t > before || n == 0)
+		if (k != key || t < after || t > before || p0 == 0)
 			return 0;
 		w->pcs[0] = p0;
 		w->pcs[1] = p1;
+		w->n = p1 ? 2 : 1;
 		w->ts = t;
-		w->n = n;
-		w->mark = mark;
-		return n;
+		w->mark.gen = gen; /* low bits: gt_wake_ins_attach compares them */
+		w->mark.chunk = chunk;
+		w->mark.off = off;
+		w->mark.last_ts = last_ts;
+		w->mark.stk = stk;
+		return w->n;
 	}
 	return 0;
 }

@@ -50,7 +50,7 @@ static inline int gt_has_waiters(uintptr_t key)
  * writes its own GoUnblock with the two-frame site. */
 struct gt_chunk;
 struct gt_wake_mark {
-	uint64_t gen;
+	uint64_t gen; /* as found by gt_wake_find: its low 32 bits only */
 	struct gt_chunk *chunk;
 	uint32_t off;
 	uint64_t last_ts;

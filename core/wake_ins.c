@@ -57,13 +57,30 @@ void gt_wake_ins_reset(uint64_t gen)
 	atomic_store_explicit(&s->used, 0, memory_order_relaxed);
 }
 
+/* own_node: room for a node at the end of the waiter's own chunk (its
+ * batch ends earlier by that much): memory no other thread touches, alive
+ * until the switch writes the generation. NULL when the chunk is nearly
+ * full (then the shared slabs serve). */
+#define OWN_NODE_KEEP 128 /* bytes the section still writes after the attach, and more */
+
+static struct gt_wake_ins *own_node(struct section *s)
+{
+	struct gt_batch *b = s->b;
+	uintptr_t end = (uintptr_t)(b->mem + b->end);
+	uintptr_t at = (end - sizeof(struct gt_wake_ins)) & ~(uintptr_t)(_Alignof(struct gt_wake_ins) - 1);
+	if (end < sizeof(struct gt_wake_ins) || at < (uintptr_t)(b->mem + b->len) + OWN_NODE_KEEP)
+		return NULL;
+	b->end = at - (uintptr_t)b->mem;
+	return (struct gt_wake_ins *)at;
+}
+
 uint64_t gt_wake_ins_attach(struct section *s, const struct gt_waker *w, uint64_t uts)
 {
 	const struct gt_wake_mark *m = &w->mark;
-	if (!w->n || m->gen == 0 || m->gen != s->gen || !m->chunk)
+	if (!w->n || m->gen == 0 || (uint32_t)m->gen != (uint32_t)s->gen || !m->chunk)
 		return 0;
-	struct gt_wake_ins *n = node_alloc(s->gen);
-	if (!n)
+	struct gt_wake_ins *n = own_node(s);
+	if (!n && !(n = node_alloc(s->gen)))
 		return 0;
 	struct gt_thread *t = s->t;
 	n->off = m->off;
