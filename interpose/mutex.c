@@ -6,6 +6,7 @@
  * traced waiter with one load and jumps to the real unlock (interpose.h). */
 #include <pthread.h>
 
+#include "../core/deadlock.h"
 #include "interpose.h"
 
 GT_REAL_FN(mutex_trylock, int, (pthread_mutex_t * m), (m))
@@ -19,7 +20,8 @@ GT_SLOW static int lock_wait(pthread_mutex_t *m, uintptr_t ra, uintptr_t cfa)
 	if (!t)
 		return GT_REAL(mutex_lock)(m);
 	int blocked = gt_block(t, GT_STR_SYNC_MUTEX, GT_SITE_AT(pthread_mutex_lock, ra, cfa), (uintptr_t)m);
-	int r = GT_REAL(mutex_lock)(m);
+	/* A single-threaded program re-locking a mutex it holds: core/deadlock.h. */
+	int r = blocked && gt_deadlock_self_held(m, t->m) ? gt_deadlock_relock(m) : GT_REAL(mutex_lock)(m);
 	if (blocked)
 		gt_unblock(t, r == 0 || r == EOWNERDEAD);
 	return r;
@@ -41,8 +43,10 @@ GT_EXPORT int pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec 
 	int r = mutex_trylock_fn(m);
 	if (r != EBUSY)
 		return r;
+	t->wait_timed = 1; /* core/deadlock.h */
 	int blocked = gt_block(t, GT_STR_SYNC_MUTEX, GT_SITE(pthread_mutex_timedlock), (uintptr_t)m);
 	r = GT_REAL(mutex_timedlock)(m, abstime);
+	t->wait_timed = 0;
 	if (blocked)
 		gt_unblock(t, r == 0 || r == EOWNERDEAD);
 	return r;
@@ -56,8 +60,10 @@ GT_EXPORT int pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t clk, const s
 	int r = mutex_trylock_fn(m);
 	if (r != EBUSY)
 		return r;
+	t->wait_timed = 1; /* core/deadlock.h */
 	int blocked = gt_block(t, GT_STR_SYNC_MUTEX, GT_SITE(pthread_mutex_clocklock), (uintptr_t)m);
 	r = GT_REAL(mutex_clocklock)(m, clk, abstime);
+	t->wait_timed = 0;
 	if (blocked)
 		gt_unblock(t, r == 0 || r == EOWNERDEAD);
 	return r;

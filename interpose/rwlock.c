@@ -16,8 +16,10 @@ GT_REAL_FN(rwlock_unlock, int, (pthread_rwlock_t * l), (l))
 		int r = try_fn##_fn(l);                                     \
 		if (r != EBUSY)                                             \
 			return r;                                           \
+		t->wait_timed = 1; /* only timed locks: core/deadlock.h */ \
 		int blocked = gt_block(t, GT_STR_SYNC_RWLOCK, GT_SITE(site), (uintptr_t)l); \
 		r = call;                                                   \
+		t->wait_timed = 0;                                          \
 		if (blocked)                                                      \
 			gt_unblock(t, r == 0);                                           \
 		return r;                                                   \
