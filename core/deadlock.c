@@ -40,6 +40,7 @@ int gt_deadlock_abort;
  * nothing here is followed after the lock is dropped but the object
  * addresses, which are read with peek()). */
 struct dl_thread {
+	struct gt_thread *t; /* to find it again in the registry (fill_in) */
 	uint64_t g, tid, block_ts, start_pc;
 	uintptr_t key, self;
 	uint8_t waiting;  /* blocked by gt_block (not a call pending in the kernel) */
@@ -120,12 +121,6 @@ static int copy_thread(struct gt_thread *t, struct dl_thread *d)
 	d->key = __atomic_load_n(&t->wait_key, __ATOMIC_RELAXED);
 	d->reason = __atomic_load_n(&t->wait_reason, __ATOMIC_RELAXED);
 	d->timed = __atomic_load_n(&t->wait_timed, __ATOMIC_RELAXED);
-	unsigned n = __atomic_load_n(&t->block_n, __ATOMIC_RELAXED);
-	if (n > DL_FRAMES)
-		n = DL_FRAMES;
-	for (unsigned i = 0; i < n; i++)
-		d->pcs[i] = __atomic_load_n(&t->block_pcs[i], __ATOMIC_RELAXED);
-	d->n = n;
 	atomic_thread_fence(memory_order_acquire);
 	if (atomic_load_explicit(&t->wseq, memory_order_relaxed) != s)
 		return 0;
@@ -151,19 +146,19 @@ static int take_snapshot(uint64_t *oldest)
 	unsigned n = 0;
 	for (struct gt_thread *t = gt.threads; t && n < snap_cap; t = t->next) {
 		struct dl_thread *d = &snap[n++];
-		memset(d, 0, sizeof *d);
+		d->t = t;
+		d->n = 0;
+		d->holder = 0;
+		d->private_wait = 0;
+		d->label[0] = 0;
 		d->g = t->g;
 		d->tid = t->m;
 		d->self = (uintptr_t)t->self;
 		d->start_pc = t->start_pc;
 		d->next = -1;
 		d->waiting = (uint8_t)copy_thread(t, d);
-		if (d->waiting) {
-			memcpy(d->label, t->label, sizeof d->label);
-			d->label[sizeof d->label - 1] = 0;
-			if (d->block_ts < *oldest)
-				*oldest = d->block_ts;
-		}
+		if (d->waiting && d->block_ts < *oldest)
+			*oldest = d->block_ts;
 	}
 	int all = n == gt.nthreads;
 	gt_unlock(&gt.reg_lock);
@@ -401,12 +396,39 @@ static void write_out(struct gt_thread *self)
 	}
 }
 
+/* fill_in copies what only a report needs (the wait's stack, the label)
+ * of the threads idx[0..count), if each is still registered and still in
+ * the same wait; kept out of the regular look, which holds gt.reg_lock for
+ * a few loads per thread only. */
+static void fill_in(const int *idx, unsigned count)
+{
+	gt_lock(&gt.reg_lock);
+	for (unsigned i = 0; i < count; i++) {
+		struct dl_thread *d = &snap[idx[i]];
+		struct gt_thread *t = gt.threads;
+		while (t && t != d->t)
+			t = t->next;
+		if (!t || __atomic_load_n(&t->block_ts, __ATOMIC_RELAXED) != d->block_ts)
+			continue;
+		unsigned n = __atomic_load_n(&t->block_n, __ATOMIC_RELAXED);
+		if (n > DL_FRAMES)
+			n = DL_FRAMES;
+		for (unsigned k = 0; k < n; k++)
+			d->pcs[k] = __atomic_load_n(&t->block_pcs[k], __ATOMIC_RELAXED);
+		d->n = n;
+		memcpy(d->label, t->label, sizeof d->label);
+		d->label[sizeof d->label - 1] = 0;
+	}
+	gt_unlock(&gt.reg_lock);
+}
+
 /* report: prints the threads idx[0..count) (symbolized under
  * gt.advance_lock: the symbolizer is the stack tables'), then writes the
  * trace. */
 static void report_from_flusher(const int *idx, unsigned count, unsigned n, uint64_t now, uint64_t wait, int global)
 {
 	struct report_job j = { idx, count, n, now, wait, global, 1 };
+	fill_in(idx, count < DL_LISTED ? count : DL_LISTED);
 	gt_lock(&gt.advance_lock);
 	format_report(&j);
 	gt_unlock(&gt.advance_lock);
@@ -429,15 +451,28 @@ static uint64_t look(uint64_t now)
 		uint64_t at = oldest + T, min = now + T / 8;
 		return at > min ? at : min;
 	}
-	unsigned nlong = 0;
+	/* Objects are read (a system call each) only where they can matter:
+	 * the owners of mutexes and rwlocks for cycles; condition variables and
+	 * barriers only when every thread waits long in an untimed wait of a
+	 * kind the global case takes (an idle thread pool costs no reads). */
+	unsigned nlong = 0, nglobal = 0;
 	for (unsigned i = 0; i < n; i++) {
 		struct dl_thread *d = &snap[i];
 		d->waiting = d->waiting && now - d->block_ts >= T;
-		if (d->waiting) {
+		if (!d->waiting)
+			continue;
+		nlong++;
+		if (d->reason == GT_STR_SYNC_COND || d->reason == GT_STR_SYNC_BARRIER)
+			nglobal += !d->timed;
+		else
 			resolve(d, n);
-			nlong++;
-		}
+		if (d->reason == GT_STR_SYNC_MUTEX || d->reason == GT_STR_SYNC_RWLOCK || d->reason == GT_STR_SYNC_JOIN)
+			nglobal += !d->timed;
 	}
+	if (complete && nglobal == n)
+		for (unsigned i = 0; i < n; i++)
+			if (snap[i].reason == GT_STR_SYNC_COND || snap[i].reason == GT_STR_SYNC_BARRIER)
+				resolve(&snap[i], n);
 	/* Cycles: each thread waits for at most one other; walk from each
 	 * long waiter along waits of long waiters. mark: 0 unseen, walk
 	 * number while on the current walk, 1 done. */
@@ -480,7 +515,7 @@ static uint64_t look(uint64_t now)
 	}
 	/* All threads asleep: every thread of the process traced, waiting
 	 * long, in a wait only another thread can end. */
-	if (!cycle_found && complete && nlong == n && n > 0) {
+	if (!cycle_found && complete && nglobal == n && n > 0) {
 		int all = 1;
 		uint64_t sig = 0x5bd1e995, wait = UINT64_MAX;
 		for (unsigned i = 0; i < n && all; i++) {
@@ -539,6 +574,7 @@ int gt_deadlock_relock(pthread_mutex_t *m)
 	}
 	struct dl_thread *d = &snap[0];
 	memset(d, 0, sizeof *d);
+	d->t = t;
 	d->g = t->g;
 	d->tid = t->m;
 	d->self = (uintptr_t)t->self;
