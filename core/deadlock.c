@@ -566,13 +566,13 @@ int gt_deadlock_relock(pthread_mutex_t *m)
 	t->inside++;
 	/* The report, as the flusher would give it, with the thread's own wait:
 	 * symbolized on the tracer's stack under gt.advance_lock. */
+	/* snap is the flusher's, and no flusher runs: it is borrowed for this
+	 * one thread and given back. */
 	static struct dl_thread one;
 	static const int idx0 = 0;
-	if (!snap || snap_cap < 1) {
-		snap = &one;
-		snap_cap = 1;
-	}
-	struct dl_thread *d = &snap[0];
+	struct dl_thread *kept = snap;
+	snap = &one;
+	struct dl_thread *d = &one;
 	memset(d, 0, sizeof *d);
 	d->t = t;
 	d->g = t->g;
@@ -604,6 +604,7 @@ int gt_deadlock_relock(pthread_mutex_t *m)
 	else
 		gt_warn("deadlock: a thread waits for a mutex it holds itself (G%llu, mutex %p)",
 			(unsigned long long)t->g, (void *)m);
+	snap = kept;
 	write_out(t);
 	t->inside--;
 	errno = saved;

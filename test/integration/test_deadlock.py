@@ -306,6 +306,49 @@ class DeadlockNegativesTest(unittest.TestCase):
             self.assertIn("successful run completed", run.stderr, run.describe())
             self.assertFalse([l for l in run.stderr.splitlines() if "gotrace:" in l], run.describe())
 
+    def test_memcached(self):
+        """memcached with four workers serving 200 connections, then idle
+        (its maintenance threads in untimed condition waits, the others in
+        epoll_wait) for 2 s, with a 100 ms threshold."""
+        memcached = shutil.which("memcached")
+        if not memcached:
+            self.skipTest("memcached is not installed")
+        port = gtlib._free_port()
+        trace = gtlib.trace_path("deadlock-neg-memcached")
+        env = gtlib.clean_env()
+        env.update({"LD_PRELOAD": gtlib.LIB, "GOTRACE_OUT": trace, "GOTRACE_DEADLOCK": "100ms"})
+        argv = [memcached, "-p", str(port), "-U", "0", "-t", "4", "-l", "127.0.0.1"]
+        if os.geteuid() == 0:
+            argv += ["-u", "root"]
+        p = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        try:
+            import socket
+            deadline = time.monotonic() + 10
+            for i in range(200):
+                while True:
+                    try:
+                        s = socket.create_connection(("127.0.0.1", port), timeout=5)
+                        break
+                    except OSError:
+                        if time.monotonic() > deadline:
+                            raise
+                        time.sleep(0.05)
+                with s:
+                    s.sendall(b"set k%d 0 0 1\r\nx\r\nget k%d\r\n" % (i, i))
+                    data = b""
+                    while not data.endswith(b"END\r\n"):
+                        chunk = s.recv(100)
+                        if not chunk:
+                            break
+                        data += chunk
+            time.sleep(2)
+        finally:
+            p.terminate()
+            out, err = p.communicate(timeout=30)
+        err = err.decode("utf-8", "replace")
+        self.assertFalse([l for l in err.splitlines() if "deadlock" in l or "asleep" in l], err)
+        gtlib.validate(trace)
+
 
 if __name__ == "__main__":
     unittest.main()
