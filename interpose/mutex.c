@@ -7,6 +7,7 @@
 #include <pthread.h>
 
 #include "interpose.h"
+#include "../core/holder.h"
 
 GT_REAL_FN(mutex_trylock, int, (pthread_mutex_t * m), (m))
 GT_REAL_FN(mutex_unlock, int, (pthread_mutex_t * m), (m))
@@ -18,6 +19,7 @@ GT_SLOW static int lock_wait(pthread_mutex_t *m, uintptr_t ra, uintptr_t cfa)
 	struct gt_thread *t = gt_enter();
 	if (!t)
 		return GT_REAL(mutex_lock)(m);
+	gt_holder_mutex(t, m, GT_SITE_AT(pthread_mutex_lock, ra, cfa));
 	int blocked = gt_block(t, GT_STR_SYNC_MUTEX, GT_SITE_AT(pthread_mutex_lock, ra, cfa), (uintptr_t)m);
 	int r = GT_REAL(mutex_lock)(m);
 	if (blocked)
@@ -41,6 +43,7 @@ GT_EXPORT int pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec 
 	int r = mutex_trylock_fn(m);
 	if (r != EBUSY)
 		return r;
+	gt_holder_mutex(t, m, GT_SITE(pthread_mutex_timedlock));
 	int blocked = gt_block(t, GT_STR_SYNC_MUTEX, GT_SITE(pthread_mutex_timedlock), (uintptr_t)m);
 	r = GT_REAL(mutex_timedlock)(m, abstime);
 	if (blocked)
@@ -56,6 +59,7 @@ GT_EXPORT int pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t clk, const s
 	int r = mutex_trylock_fn(m);
 	if (r != EBUSY)
 		return r;
+	gt_holder_mutex(t, m, GT_SITE(pthread_mutex_clocklock));
 	int blocked = gt_block(t, GT_STR_SYNC_MUTEX, GT_SITE(pthread_mutex_clocklock), (uintptr_t)m);
 	r = GT_REAL(mutex_clocklock)(m, clk, abstime);
 	if (blocked)
