@@ -34,12 +34,12 @@ static void sleep_ms(long ms)
         ;
 }
 
-/* until: wait (without any lock) until the holder says it holds. */
+/* until: wait (without any lock) until the holder says it holds (it
+ * says so once it has the lock). */
 static void until(int v)
 {
     while (atomic_load(&taken) < v)
         sleep_ms(1);
-    sleep_ms(20); /* the holder is surely inside its hold by now */
 }
 
 __attribute__((noinline)) static void hold_mutex(void)
