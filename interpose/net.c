@@ -154,14 +154,40 @@ GT_EXPORT int connect(int fd, const struct sockaddr *a, socklen_t al)
 	GT_WAIT_CALL(GT_CALL_NETWORK, connect, GT_REAL(connect)(fd, a, al));
 }
 
+/* poll_key: a wait for one pipe or FIFO to be readable waits for a write
+ * (issue 16 item 1): the pipe's key (core/fdkind.h), so that a write of
+ * another thread of the process names itself on the wake-up
+ * (interpose/io.c); 0 for any other wait. */
+static uintptr_t poll_key(const struct pollfd *fds, nfds_t n, int kind)
+{
+	if (n != 1 || kind != GT_CALL_NETWORK || fds[0].fd < 0 || !(fds[0].events & POLLIN) ||
+	    gt_fdkind(fds[0].fd) != GT_FD_PIPE)
+		return 0;
+	return gt_pipe_key(fds[0].fd);
+}
+
 GT_EXPORT int poll(struct pollfd *fds, nfds_t n, int timeout)
 {
-	GT_WAIT_CALL(poll_kind(fds, n, timeout == 0), poll, GT_REAL(poll)(fds, n, timeout));
+	struct gt_thread *t = gt_enter();
+	if (!t)
+		return GT_REAL(poll)(fds, n, timeout);
+	int kind = poll_kind(fds, n, timeout == 0);
+	gt_call_begin_key(t, kind, GT_SITE(poll), GT_CALLER(), poll_key(fds, n, kind));
+	int r = GT_REAL(poll)(fds, n, timeout);
+	gt_call_end_woken(t, r > 0);
+	return r;
 }
 
 GT_EXPORT int ppoll(struct pollfd *fds, nfds_t n, const struct timespec *ts, const sigset_t *mask)
 {
-	GT_WAIT_CALL(poll_kind(fds, n, TS_ZERO(ts)), ppoll, GT_REAL(ppoll)(fds, n, ts, mask));
+	struct gt_thread *t = gt_enter();
+	if (!t)
+		return GT_REAL(ppoll)(fds, n, ts, mask);
+	int kind = poll_kind(fds, n, TS_ZERO(ts));
+	gt_call_begin_key(t, kind, GT_SITE(ppoll), GT_CALLER(), poll_key(fds, n, kind));
+	int r = GT_REAL(ppoll)(fds, n, ts, mask);
+	gt_call_end_woken(t, r > 0);
+	return r;
 }
 
 GT_EXPORT int select(int nfds, fd_set *r, fd_set *w, fd_set *e, struct timeval *tv)
