@@ -202,10 +202,10 @@ static void resolve(struct dl_thread *d, unsigned n)
 		return;
 	}
 	case GT_STR_SYNC_BARRIER: {
-		int shared; /* glibc's barrier: in, current_round, count, shared (128: private) */
+		int shared; /* glibc's barrier: in, current_round, count, shared (0: private, 128: shared) */
 		if (peek(d->key + 3 * sizeof(unsigned), &shared, sizeof shared) != 0)
 			return;
-		d->private_wait = shared == 128;
+		d->private_wait = shared == 0;
 		return;
 	}
 	case GT_STR_SYNC_JOIN:

@@ -9,6 +9,7 @@ wait that never ends; the line that waits is marked /* WAIT fn */:
                         joins it); with `alone`, main does it, the only thread
   dl_lost_wakeup.c      a signal sent before anyone waits: two consumers in
                         pthread_cond_wait, main in pthread_join
+  dl_barrier.c          two workers and main at a barrier of four
   dl_sleeping_holder.c  not a deadlock: a waiter waits 3 s for a mutex held
                         by a thread that sleeps 3 s
 
@@ -144,8 +145,14 @@ class DeadlockTest(gtlib.TracedTestCase):
         "lost_wakeup": ("dl_lost_wakeup", (),
                         r"all threads are asleep - deadlock! 3 threads have waited ([\d.]+) s or more",
                         {"consume": ("consume", "on condition variable"), "main": ("main", "to join")}),
+        "barrier": ("dl_barrier", (),
+                    r"all threads are asleep - deadlock! 3 threads have waited ([\d.]+) s or more",
+                    {"arrive": ("arrive", "at barrier"), "main": ("main", "at barrier")}),
     }
-    REASONS = {"for mutex": "sync.mutex", "on condition variable": "sync.cond", "to join": "sync.join"}
+    # start functions that two threads of a case share
+    TWICE = {("lost_wakeup", "consume"), ("barrier", "arrive")}
+    REASONS = {"for mutex": "sync.mutex", "on condition variable": "sync.cond", "to join": "sync.join",
+               "at barrier": "sync.barrier"}
 
     def hung(self, case, period, extra=None):
         program, args, _, _ = self.CASES[case]
@@ -186,7 +193,7 @@ class DeadlockTest(gtlib.TracedTestCase):
         self.assertIsNotNone(h.t_report, h.describe())
         threads = threads_of(block)
         starts = sorted(t[2] for t in threads)
-        want_starts = sorted(s for s in want for _ in range(2 if (case, s) == ("lost_wakeup", "consume") else 1))
+        want_starts = sorted(s for s in want for _ in range(2 if (case, s) in self.TWICE else 1))
         self.assertEqual(starts, want_starts, h.describe())
         self.assertEqual(len({t[0] for t in threads}), len(threads), "goroutine ids repeat\n" + h.describe())
         src = os.path.basename(gtlib.program_source(program))
