@@ -27,6 +27,7 @@ int gt_block(struct gt_thread *t, enum gt_str reason, uintptr_t site, uintptr_t 
 	t->state = GT_T_BLOCKED;
 	t->block_ts = e.ts;
 	t->wait_key = key;
+	t->wait_reason = (uint8_t)reason; /* core/deadlock.h */
 	section_close(&e.s);
 	/* The wait's own CPU time (the kernel's way in and out of it) is shown
 	 * as running just before the wake-up (gt_unblock). Reading the thread's

@@ -353,6 +353,38 @@ static int parse_malloc(struct gt_config *c, const char *s)
 	return 0;
 }
 
+/* parse_deadlock: 0/off, or a duration (the deadlock detector's threshold,
+ * core/deadlock.h) optionally followed by ",abort" (abort with a core dump
+ * once the report is printed and the trace written). */
+static int parse_deadlock(struct gt_config *c, const char *s)
+{
+	if (strcmp(s, "0") == 0 || strcmp(s, "off") == 0) {
+		c->deadlock_ns = 0;
+		c->deadlock_abort = false;
+		return 0;
+	}
+	char buf[64];
+	size_t n = strlen(s);
+	bool abort_after = false;
+	const char *comma = strchr(s, ',');
+	if (comma) {
+		if (strcmp(comma + 1, "abort") != 0)
+			return -1;
+		abort_after = true;
+		n = (size_t)(comma - s);
+	}
+	if (n == 0 || n >= sizeof buf)
+		return -1;
+	memcpy(buf, s, n);
+	buf[n] = '\0';
+	uint64_t ns;
+	if (parse_duration(buf, GT_CONFIG_DEADLOCK_MIN_NS, GT_CONFIG_DEADLOCK_MAX_NS, &ns) < 0)
+		return -1;
+	c->deadlock_ns = ns;
+	c->deadlock_abort = abort_after;
+	return 0;
+}
+
 const struct gt_option_desc gt_config_options[GT_OPT_COUNT] = {
 	[GT_OPT_OUT] = {
 		.name = "GOTRACE_OUT",
@@ -417,6 +449,14 @@ const struct gt_option_desc gt_config_options[GT_OPT_COUNT] = {
 		.help = "trace clock: auto (the TSC where the kernel keeps time with it, else CLOCK_MONOTONIC) or monotonic (always CLOCK_MONOTONIC)",
 		.expect = "auto or monotonic",
 		.parse = parse_clock,
+	},
+	[GT_OPT_DEADLOCK] = {
+		.name = "GOTRACE_DEADLOCK",
+		.def = "10s",
+		.help = "report threads that wait on each other (a lock cycle, a join in one, or every thread asleep) for longer "
+			"than this, then write the trace so far; add ,abort to abort with a core dump after it (CI); 0 = off",
+		.expect = "0, off, or a duration from 1ms to 1h such as 10s, optionally followed by ,abort",
+		.parse = parse_deadlock,
 	},
 };
 

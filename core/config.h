@@ -24,6 +24,7 @@ enum gt_opt {
 	GT_OPT_FLIGHT_SIGNAL, /* GOTRACE_FLIGHT_SIGNAL */
 	GT_OPT_BUFFER,  /* GOTRACE_BUFFER */
 	GT_OPT_CLOCK,   /* GOTRACE_CLOCK */
+	GT_OPT_DEADLOCK, /* GOTRACE_DEADLOCK */
 	GT_OPT_COUNT
 };
 
@@ -39,6 +40,8 @@ enum gt_opt {
 #define GT_CONFIG_MALLOC_MIN_BYTES 128ull            /* mean of sampled heap recording */
 #define GT_CONFIG_MALLOC_MAX_BYTES (1ull << 30)       /* 1 GiB */
 #define GT_CONFIG_MALLOC_DEFAULT_BYTES 2048ull        /* GOTRACE_MALLOC=sample */
+#define GT_CONFIG_DEADLOCK_MIN_NS 1000000ull        /* 1ms */
+#define GT_CONFIG_DEADLOCK_MAX_NS 3600000000000ull  /* 1h */
 #define GT_CONFIG_LINE_MAX  256                    /* longest warning line, NUL included */
 
 /* gt_config holds every option's effective value. */
@@ -54,6 +57,8 @@ struct gt_config {
 	int flight_signal;           /* snapshot signal: 10, 12 or 34..64; 0 = none */
 	uint64_t buffer_bytes;       /* unwritten-event memory before threads wait */
 	bool clock_monotonic;        /* GOTRACE_CLOCK=monotonic: never the TSC */
+	uint64_t deadlock_ns;        /* GOTRACE_DEADLOCK threshold, 0 = off */
+	bool deadlock_abort;         /* GOTRACE_DEADLOCK=...,abort: abort() after the report */
 };
 
 /* gt_option_desc describes one option: what `gotrace help` prints and what a

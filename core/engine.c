@@ -14,6 +14,7 @@
 #include "advance.h"
 #include "chunk.h"
 #include "clock.h"
+#include "deadlock.h"
 #include "emit.h"
 #include "flight.h"
 #include "flusher.h"
@@ -84,6 +85,8 @@ static void configure(const struct gt_config *cfg)
 	gt.flight_ns = cfg->flight_ns;
 	gt.flight_bytes = cfg->flight_bytes;
 	gt.flight_signal = cfg->flight_signal;
+	gt_deadlock_ns = cfg->deadlock_ns; /* core/deadlock.h */
+	gt_deadlock_abort = cfg->deadlock_abort;
 	gt.buffer_chunks = cfg->buffer_bytes / GT_CHUNK_SIZE;
 	gt.gen_full_chunks = gt.buffer_chunks / 4;
 	if (gt.gen_full_chunks > GT_GEN_FULL_CHUNKS_MAX)

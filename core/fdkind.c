@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 _Atomic uint8_t gt_fdkinds[GT_FDKIND_MAX];
+_Atomic uint32_t gt_fdinos[GT_FDKIND_MAX];
 
 /* An anonymous inode (no file type in st_mode) is named by its link in
  * /proc/self/fd: "anon_inode:[eventfd]", "anon_inode:inotify" ... */
@@ -64,4 +65,18 @@ enum gt_fdkind gt_fdkind_probe(int fd)
 	errno = saved;
 	gt_fdkind_set(fd, k);
 	return k;
+}
+
+uintptr_t gt_pipe_key_probe(int fd)
+{
+	int saved = errno;
+	struct stat st;
+	long r = gt_sys_call(SYS_fstat, fd, &st);
+	errno = saved;
+	if (r != 0 || (st.st_mode & S_IFMT) != S_IFIFO)
+		return 0;
+	uint32_t ino = (uint32_t)st.st_ino ? (uint32_t)st.st_ino : 1;
+	if (fd >= 0 && fd < GT_FDKIND_MAX)
+		atomic_store_explicit(&gt_fdinos[fd], ino, memory_order_relaxed);
+	return GT_PIPE_KEY(ino);
 }

@@ -47,11 +47,38 @@ static inline enum gt_fdkind gt_fdkind(int fd)
 	return gt_fdkind_probe(fd);
 }
 
-/* gt_fdkind_set records fd's kind (GT_FD_UNKNOWN: forget it). */
+/* A pipe's or FIFO's inode number (its low 32 bits), per fd, 0 when not
+ * known yet: both ends of one pipe share it, so a writer and a reader of
+ * the same pipe compute the same wait key (gt_pipe_key). Issue 16 item 1. */
+extern _Atomic uint32_t gt_fdinos[GT_FDKIND_MAX];
+
+/* gt_fdkind_set records fd's kind (GT_FD_UNKNOWN: forget it) and forgets
+ * its inode. */
 static inline void gt_fdkind_set(int fd, enum gt_fdkind k)
 {
-	if (fd >= 0 && fd < GT_FDKIND_MAX)
+	if (fd >= 0 && fd < GT_FDKIND_MAX) {
 		atomic_store_explicit(&gt_fdkinds[fd], (uint8_t)k, memory_order_relaxed);
+		atomic_store_explicit(&gt_fdinos[fd], 0, memory_order_relaxed);
+	}
+}
+
+/* The wait key of a pipe of inode ino: odd, so never the address of a lock,
+ * a futex word or a thread handle (core/wake.h). */
+#define GT_PIPE_KEY(ino) (((uintptr_t)(ino) << 1) | 1)
+
+uintptr_t gt_pipe_key_probe(int fd);
+
+/* gt_pipe_key: the wait key of pipe fd (known to be a pipe or FIFO), from
+ * the cache when it can (the first use of an fd makes one fstat); 0 if fd
+ * is not one after all. */
+static inline uintptr_t gt_pipe_key(int fd)
+{
+	if (fd >= 0 && fd < GT_FDKIND_MAX) {
+		uint32_t ino = atomic_load_explicit(&gt_fdinos[fd], memory_order_relaxed);
+		if (ino)
+			return GT_PIPE_KEY(ino);
+	}
+	return gt_pipe_key_probe(fd);
 }
 
 #endif

@@ -14,6 +14,7 @@
 
 #include "advance.h"
 #include "clock.h"
+#include "deadlock.h"
 #include "inline.h"
 #include "lock.h"
 #include "log.h"
@@ -96,8 +97,13 @@ static void *flusher_main(void *arg)
 			next = gt_now() + gt.period_ns;
 			continue;
 		}
+		/* Deadlock detection (core/deadlock.h): a look when one is due;
+		 * the sleep ends at the next one. */
+		uint64_t until = gt_deadlock_poll(now);
 		if (now < next) {
-			uint64_t left = next - now;
+			if (until > next || until <= now)
+				until = next;
+			uint64_t left = until - now;
 			struct timespec rel = { (time_t)(left / 1000000000ull), (long)(left % 1000000000ull) };
 			gt_futex_wait(&gt_req.wake, w, &rel);
 			continue;

@@ -187,3 +187,12 @@ void gt_gen_stacks_warm(void)
 	if (symbolizer && entry)
 		gt_sym_lookup(symbolizer, entry, false, f, 16);
 }
+
+size_t gt_gen_stacks_name(uintptr_t pc, int is_ret, struct gt_sym_frame *out, size_t max)
+{
+	if (!symbolizer)
+		open_symbolizer();
+	if (!symbolizer || max == 0)
+		return 0;
+	return gt_sym_lookup(symbolizer, pc, is_ret, out, max);
+}

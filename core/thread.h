@@ -122,6 +122,14 @@ struct gt_thread {
 	uintptr_t wait_key;
 	uint32_t block_n;
 	uintptr_t *block_pcs;   /* side->block_pcs (every array lives there) */
+	/* What the deadlock detector (core/deadlock.h) reads of the current
+	 * wait, beside state, block_ts and wait_key: the wait's reason (enum
+	 * gt_str, stored by gt_block), and whether it ends by itself at a
+	 * time-out (set around the real call by the timed interposers:
+	 * *_timedlock, *_clocklock, cond_timedwait/clockwait, timedjoin_np,
+	 * clockjoin_np; 0 otherwise). */
+	uint8_t wait_reason;
+	uint8_t wait_timed;
 
 	/* wake16 (core/block.c): where the current wait's GoBlock sits in
 	 * the thread's chunk, so that a wait no recorded release ended and

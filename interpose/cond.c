@@ -24,8 +24,10 @@ GT_EXPORT int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m, cons
 	struct gt_thread *t = gt_enter();
 	if (!t)
 		return GT_REAL(cond_timedwait)(c, m, abstime);
+	t->wait_timed = 1; /* core/deadlock.h */
 	int blocked = gt_block(t, GT_STR_SYNC_COND, GT_SITE(pthread_cond_timedwait), (uintptr_t)c);
 	int r = GT_REAL(cond_timedwait)(c, m, abstime);
+	t->wait_timed = 0;
 	if (blocked)
 		gt_unblock(t, r == 0);
 	return r;
@@ -37,8 +39,10 @@ GT_EXPORT int pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m, cloc
 	struct gt_thread *t = gt_enter();
 	if (!t)
 		return GT_REAL(cond_clockwait)(c, m, clk, abstime);
+	t->wait_timed = 1; /* core/deadlock.h */
 	int blocked = gt_block(t, GT_STR_SYNC_COND, GT_SITE(pthread_cond_clockwait), (uintptr_t)c);
 	int r = GT_REAL(cond_clockwait)(c, m, clk, abstime);
+	t->wait_timed = 0;
 	if (blocked)
 		gt_unblock(t, r == 0);
 	return r;

@@ -31,14 +31,27 @@ GT_EXPORT ssize_t preadv(int fd, const struct iovec *iov, int cnt, off_t off)
 	GT_WAIT_CALL(gt_fd_call_kind(fd), preadv, GT_REAL(preadv)(fd, iov, cnt, off));
 }
 
+/* PIPE_RELEASE: in the exported wrapper, before the real write; k is fd's
+ * kind, read once for this and for the call's kind. */
+#define PIPE_RELEASE(k, fd, fn)                                          \
+	do {                                                             \
+		if (__builtin_expect((k) == GT_FD_PIPE, 0))              \
+			GT_RELEASE(gt_pipe_key(fd), fn);                 \
+	} while (0)
+#define KIND_CALL(k) ((k) == GT_FD_SOCKET ? GT_CALL_NETWORK : GT_CALL_SYSCALL)
+
 GT_EXPORT ssize_t write(int fd, const void *buf, size_t n)
 {
-	GT_WAIT_CALL(gt_fd_call_kind(fd), write, GT_REAL(write)(fd, buf, n));
+	enum gt_fdkind k = gt_fdkind(fd);
+	PIPE_RELEASE(k, fd, write);
+	GT_WAIT_CALL(KIND_CALL(k), write, GT_REAL(write)(fd, buf, n));
 }
 
 GT_EXPORT ssize_t writev(int fd, const struct iovec *iov, int cnt)
 {
-	GT_WAIT_CALL(gt_fd_call_kind(fd), writev, GT_REAL(writev)(fd, iov, cnt));
+	enum gt_fdkind k = gt_fdkind(fd);
+	PIPE_RELEASE(k, fd, writev);
+	GT_WAIT_CALL(KIND_CALL(k), writev, GT_REAL(writev)(fd, iov, cnt));
 }
 
 GT_EXPORT ssize_t pwrite(int fd, const void *buf, size_t n, off_t off)

@@ -47,18 +47,23 @@ static int poll_kind(const struct pollfd *fds, nfds_t n, int zero)
 	return gt_ready_call_kind(rank);
 }
 
-static int select_kind(int nfds, const fd_set *r, const fd_set *w, const fd_set *e, int zero)
+/* select_kind also sets *only to the one descriptor watched when there is
+ * exactly one and it is watched for reading only (else -1). */
+static int select_kind(int nfds, const fd_set *r, const fd_set *w, const fd_set *e, int zero, int *only)
 {
+	*only = -1;
 	if (zero)
 		return ZERO_TIMEOUT;
-	int rank = 0, seen = 0;
+	int rank = 0, seen = 0, one = -1;
 	for (int fd = 0; fd < nfds && fd < FD_SETSIZE; fd++) {
-		if ((r && FD_ISSET(fd, r)) || (w && FD_ISSET(fd, w)) || (e && FD_ISSET(fd, e))) {
+		int rd = r && FD_ISSET(fd, r);
+		if (rd || (w && FD_ISSET(fd, w)) || (e && FD_ISSET(fd, e))) {
 			if (++seen > CLASSIFY_MAX) {
 				if (rank < 1)
 					rank = 1;
 				break;
 			}
+			one = rd && seen == 1 && !(w && FD_ISSET(fd, w)) && !(e && FD_ISSET(fd, e)) ? fd : -1;
 			int k = gt_ready_fd_rank(fd);
 			if (k > rank)
 				rank = k;
@@ -66,6 +71,8 @@ static int select_kind(int nfds, const fd_set *r, const fd_set *w, const fd_set 
 	}
 	if (nfds > FD_SETSIZE && rank < 1)
 		rank = 1;
+	if (seen == 1)
+		*only = one;
 	return gt_ready_call_kind(rank);
 }
 
@@ -154,24 +161,71 @@ GT_EXPORT int connect(int fd, const struct sockaddr *a, socklen_t al)
 	GT_WAIT_CALL(GT_CALL_NETWORK, connect, GT_REAL(connect)(fd, a, al));
 }
 
+/* pipe_key: a wait for one pipe or FIFO (fd) to be readable waits for a
+ * write (issue 16 item 1): the pipe's key (core/fdkind.h), so that a write
+ * of another thread of the process names itself on the wake-up
+ * (interpose/io.c); 0 for any other wait (several descriptors, a socket,
+ * a wait for writing). */
+static uintptr_t pipe_key(int fd, int kind)
+{
+	if (fd < 0 || kind != GT_CALL_NETWORK || gt_fdkind(fd) != GT_FD_PIPE)
+		return 0;
+	return gt_pipe_key(fd);
+}
+
+static uintptr_t poll_key(const struct pollfd *fds, nfds_t n, int kind)
+{
+	if (n != 1 || !(fds[0].events & POLLIN) || (fds[0].events & POLLOUT))
+		return 0;
+	return pipe_key(fds[0].fd, kind);
+}
+
 GT_EXPORT int poll(struct pollfd *fds, nfds_t n, int timeout)
 {
-	GT_WAIT_CALL(poll_kind(fds, n, timeout == 0), poll, GT_REAL(poll)(fds, n, timeout));
+	struct gt_thread *t = gt_enter();
+	if (!t)
+		return GT_REAL(poll)(fds, n, timeout);
+	int kind = poll_kind(fds, n, timeout == 0);
+	gt_call_begin_key(t, kind, GT_SITE(poll), GT_CALLER(), poll_key(fds, n, kind));
+	int r = GT_REAL(poll)(fds, n, timeout);
+	gt_call_end_woken(t, r > 0);
+	return r;
 }
 
 GT_EXPORT int ppoll(struct pollfd *fds, nfds_t n, const struct timespec *ts, const sigset_t *mask)
 {
-	GT_WAIT_CALL(poll_kind(fds, n, TS_ZERO(ts)), ppoll, GT_REAL(ppoll)(fds, n, ts, mask));
+	struct gt_thread *t = gt_enter();
+	if (!t)
+		return GT_REAL(ppoll)(fds, n, ts, mask);
+	int kind = poll_kind(fds, n, TS_ZERO(ts));
+	gt_call_begin_key(t, kind, GT_SITE(ppoll), GT_CALLER(), poll_key(fds, n, kind));
+	int r = GT_REAL(ppoll)(fds, n, ts, mask);
+	gt_call_end_woken(t, r > 0);
+	return r;
 }
 
 GT_EXPORT int select(int nfds, fd_set *r, fd_set *w, fd_set *e, struct timeval *tv)
 {
-	GT_WAIT_CALL(select_kind(nfds, r, w, e, TV_ZERO(tv)), select, GT_REAL(select)(nfds, r, w, e, tv));
+	struct gt_thread *t = gt_enter();
+	if (!t)
+		return GT_REAL(select)(nfds, r, w, e, tv);
+	int only, kind = select_kind(nfds, r, w, e, TV_ZERO(tv), &only);
+	gt_call_begin_key(t, kind, GT_SITE(select), GT_CALLER(), pipe_key(only, kind));
+	int n = GT_REAL(select)(nfds, r, w, e, tv);
+	gt_call_end_woken(t, n > 0);
+	return n;
 }
 
 GT_EXPORT int pselect(int nfds, fd_set *r, fd_set *w, fd_set *e, const struct timespec *ts, const sigset_t *mask)
 {
-	GT_WAIT_CALL(select_kind(nfds, r, w, e, TS_ZERO(ts)), pselect, GT_REAL(pselect)(nfds, r, w, e, ts, mask));
+	struct gt_thread *t = gt_enter();
+	if (!t)
+		return GT_REAL(pselect)(nfds, r, w, e, ts, mask);
+	int only, kind = select_kind(nfds, r, w, e, TS_ZERO(ts), &only);
+	gt_call_begin_key(t, kind, GT_SITE(pselect), GT_CALLER(), pipe_key(only, kind));
+	int n = GT_REAL(pselect)(nfds, r, w, e, ts, mask);
+	gt_call_end_woken(t, n > 0);
+	return n;
 }
 
 GT_EXPORT int epoll_wait(int epfd, struct epoll_event *ev, int max, int timeout)

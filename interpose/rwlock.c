@@ -2,6 +2,7 @@
 #include <pthread.h>
 
 #include "interpose.h"
+#include "../core/holder.h"
 
 GT_REAL_FN(rwlock_tryrdlock, int, (pthread_rwlock_t * l), (l))
 GT_REAL_FN(rwlock_trywrlock, int, (pthread_rwlock_t * l), (l))
@@ -16,8 +17,11 @@ GT_REAL_FN(rwlock_unlock, int, (pthread_rwlock_t * l), (l))
 		int r = try_fn##_fn(l);                                     \
 		if (r != EBUSY)                                             \
 			return r;                                           \
+		gt_holder_rwlock(t, l, GT_SITE(site));                     \
+		t->wait_timed = 1; /* only timed locks: core/deadlock.h */ \
 		int blocked = gt_block(t, GT_STR_SYNC_RWLOCK, GT_SITE(site), (uintptr_t)l); \
 		r = call;                                                   \
+		t->wait_timed = 0;                                          \
 		if (blocked)                                                      \
 			gt_unblock(t, r == 0);                                           \
 		return r;                                                   \
@@ -32,6 +36,7 @@ GT_SLOW static int rw_wait(pthread_rwlock_t *l, int write, uintptr_t ra, uintptr
 	if (!t)
 		return lock(l);
 	uintptr_t site = write ? GT_FN(pthread_rwlock_wrlock) : GT_FN(pthread_rwlock_rdlock);
+	gt_holder_rwlock(t, l, gt_site_at(site, ra, cfa));
 	int blocked = gt_block(t, GT_STR_SYNC_RWLOCK, gt_site_at(site, ra, cfa), (uintptr_t)l);
 	int r = lock(l);
 	if (blocked)

@@ -157,7 +157,7 @@ GT_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*
 }
 
 /* A join that would wait: try first, block only when the thread still runs. */
-#define JOIN_WAIT(site, call)                                                   \
+#define JOIN_WAIT(site, timed, call)                                                   \
 	do {                                                                    \
 		struct gt_thread *t = gt_enter();                               \
 		if (!t)                                                         \
@@ -165,8 +165,10 @@ GT_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*
 		int r = GT_REAL(pthread_tryjoin_np)(th, ret);                   \
 		if (r != EBUSY)                                                 \
 			return r;                                               \
+		t->wait_timed = (timed); /* core/deadlock.h */                  \
 		int blocked = gt_block(t, GT_STR_SYNC_JOIN, GT_SITE(site), (uintptr_t)th);    \
 		r = call;                                                       \
+		t->wait_timed = 0;                                              \
 		if (blocked)                                                      \
 			gt_unblock(t, r == 0);                                           \
 		return r;                                                       \
@@ -174,17 +176,17 @@ GT_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*
 
 GT_EXPORT int pthread_join(pthread_t th, void **ret)
 {
-	JOIN_WAIT(pthread_join, GT_REAL(pthread_join)(th, ret));
+	JOIN_WAIT(pthread_join, 0, GT_REAL(pthread_join)(th, ret));
 }
 
 GT_EXPORT int pthread_timedjoin_np(pthread_t th, void **ret, const struct timespec *abstime)
 {
-	JOIN_WAIT(pthread_timedjoin_np, GT_REAL(pthread_timedjoin_np)(th, ret, abstime));
+	JOIN_WAIT(pthread_timedjoin_np, 1, GT_REAL(pthread_timedjoin_np)(th, ret, abstime));
 }
 
 GT_EXPORT int pthread_clockjoin_np(pthread_t th, void **ret, clockid_t clk, const struct timespec *abstime)
 {
-	JOIN_WAIT(pthread_clockjoin_np, GT_REAL(pthread_clockjoin_np)(th, ret, clk, abstime));
+	JOIN_WAIT(pthread_clockjoin_np, 1, GT_REAL(pthread_clockjoin_np)(th, ret, clk, abstime));
 }
 
 /* A name is labelled once, by the outermost call that set it: the real

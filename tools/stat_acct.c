@@ -202,6 +202,7 @@ static int enter(struct tool_stat *s, struct tool_sthread *t, uint8_t state, uin
 {
 	if (leave(s, t, now))
 		return -1;
+	t->lock_wait = false; /* a lock wait ends with its state (GoBlock sets it after) */
 	t->state = state;
 	if (state == TOOL_S_WAITING) {
 		t->reason = (uint8_t)reason;
@@ -251,6 +252,54 @@ static int anomaly(struct tool_stat *s)
 {
 	s->anomalies++;
 	return 0;
+}
+
+/* ---- lock holders (tools/mutex_acct.h) ---- */
+
+/* holder_log reads a gotrace.holder log: the goroutine it names holds the
+ * lock the running goroutine is about to wait for. */
+static int holder_log(struct tool_stat *s, uint64_t m, const struct gt_event *ev)
+{
+	uint32_t cat = tool_gen_string(&s->tables, &s->sites, ev->args[1]);
+	if (cat == TOOL_STAT_NONE)
+		return tool_stat_oom(s);
+	struct tool_sthread *cur = running_on(s, m);
+	if (cat != s->str_holder || !cur)
+		return 0;
+	uint32_t msg = tool_gen_string(&s->tables, &s->sites, ev->args[2]);
+	if (msg == TOOL_STAT_NONE)
+		return tool_stat_oom(s);
+	cur->log_holder = tool_mutex_holder_goid(tool_sites_str(&s->sites, msg));
+	return 0;
+}
+
+/* lock_woken: t's lock wait ends with GoUnblock ev on M m at now: one
+ * contention charged to the releasing stack, unless nothing released it. */
+static int lock_woken(struct tool_stat *s, uint64_t m, struct tool_sthread *t, const struct gt_event *ev,
+		      uint64_t now)
+{
+	uint32_t site;
+	if (site_of(s, ev->args[2], &site))
+		return -1;
+	const struct tool_hsite *h = &s->sites.sites[site];
+	const uint32_t *fr = tool_sites_site_frames(&s->sites, site);
+	if (h->nframes == 0 || (h->nframes == 1 && s->sites.frames[fr[0]].func == s->str_wakeup)) {
+		s->mutex.no_release++;
+		return 0;
+	}
+	uint32_t holder = TOOL_MUTEX_NONE;
+	struct tool_sthread *rel = running_on(s, m);
+	if (rel && rel != t) {
+		holder = (uint32_t)index_of(s, rel);
+	} else if (t->wait_holder) {
+		struct tool_sthread *h2 = thread_of(s, t->wait_holder);
+		if (h2) {
+			holder = (uint32_t)index_of(s, h2);
+			s->mutex.from_log++;
+		}
+	}
+	uint64_t delay = now > t->since ? now - t->since : 0;
+	return tool_mutex_add(&s->mutex, site, holder, delay) ? tool_stat_oom(s) : 0;
 }
 
 /* ---- events ---- */
@@ -386,6 +435,8 @@ int tool_stat_event(struct tool_stat *s, uint64_t m, const struct gt_event *ev)
 			return new_thread(s, ev->args[0], TOOL_S_RUNNABLE, now) ? 0 : -1;
 		if (t->state != TOOL_S_WAITING)
 			return anomaly(s);
+		if (t->lock_wait && lock_woken(s, m, t, ev, now))
+			return -1;
 		return enter(s, t, TOOL_S_RUNNABLE, now, 0, TOOL_STAT_NONE);
 	}
 	case GT_EV_HEAP_ALLOC:
@@ -399,6 +450,8 @@ int tool_stat_event(struct tool_stat *s, uint64_t m, const struct gt_event *ev)
 	case GT_EV_HEAP_OBJECT_FREE:
 		s->heap_events++;
 		return 0;
+	case GT_EV_USER_LOG:
+		return holder_log(s, m, ev);
 	default:
 		break;
 	}
@@ -430,7 +483,12 @@ int tool_stat_event(struct tool_stat *s, uint64_t m, const struct gt_event *ev)
 		if (reason_of(s, ev->args[0], &slot) || site_of(s, ev->args[1], &site))
 			return -1;
 		name_from_site(s, cur, site, false);
-		return enter(s, cur, TOOL_S_WAITING, now, slot, site);
+		if (enter(s, cur, TOOL_S_WAITING, now, slot, site))
+			return -1;
+		cur->lock_wait = s->reason[slot] == s->str_mutex || s->reason[slot] == s->str_rwlock;
+		cur->wait_holder = cur->lock_wait ? cur->log_holder : 0;
+		cur->log_holder = 0;
+		return 0;
 	case GT_EV_GO_STOP:
 		if (in_syscall)
 			return anomaly(s);

@@ -49,6 +49,7 @@
 #include "tools/heap_map.h"
 #include "tools/heap_sites.h"
 #include "tools/ident.h"
+#include "tools/mutex_acct.h"
 #include "tools/replay.h"
 
 #define TOOL_STAT_ERR 256
@@ -79,6 +80,11 @@ struct tool_sthread {
 	uint64_t running, runnable, syscall;
 	uint64_t blocked[TOOL_STAT_REASONS];
 	uint64_t nblocks, nsyscalls; /* waits and syscalls entered */
+	/* Lock holders (tools/mutex_acct.h): the goroutine the last
+	 * gotrace.holder log on this goroutine named (0: none), taken by its
+	 * next GoBlock; the one named for the lock wait in progress. */
+	uint64_t log_holder, wait_holder;
+	bool lock_wait;      /* Waiting on sync.mutex or sync.rwlock */
 };
 
 /* A wait site (reason + stack of the GoBlock) or a syscall site (stack of
@@ -137,6 +143,11 @@ struct tool_stat {
 	uint64_t anomalies;           /* events that fit no goroutine's state (ignored) */
 	bool have_ident;              /* a gotrace.process string was read (tools/ident.h) */
 	struct tool_ident ident;      /* the first one: the process that wrote the trace */
+
+	/* The mutex profile (tools/mutex_acct.h), and the strings it looks
+	 * for (tool_sites indices, interned at init). */
+	struct tool_mutex mutex;
+	uint32_t str_mutex, str_rwlock, str_holder, str_wakeup;
 
 	char err[TOOL_STAT_ERR];
 };

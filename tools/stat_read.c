@@ -44,8 +44,14 @@ int tool_stat_init(struct tool_stat *s)
 		free(s->heap);
 		s->heap = NULL;
 	}
+	tool_mutex_init(&s->mutex);
 	if (tool_sites_init(&s->sites))
 		return tool_stat_oom(s);
+	static const char *const names[] = { "sync.mutex", "sync.rwlock", "gotrace.holder", "kernel.wakeup" };
+	uint32_t *ids[] = { &s->str_mutex, &s->str_rwlock, &s->str_holder, &s->str_wakeup };
+	for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++)
+		if ((*ids[i] = tool_sites_string(&s->sites, names[i], strlen(names[i]))) == TOOL_SITE_NONE)
+			return tool_stat_oom(s);
 	return 0;
 }
 
@@ -55,6 +61,7 @@ void tool_stat_free(struct tool_stat *s)
 	for (size_t i = 0; i < sizeof maps / sizeof maps[0]; i++)
 		tool_hmap_free(maps[i]);
 	tool_sites_free(&s->sites);
+	tool_mutex_free(&s->mutex);
 	tool_gen_free(&s->tables);
 	tool_replay_free(&s->replay);
 	if (s->heap) {

@@ -2,6 +2,7 @@
  * (stat_report.h). */
 #include "units.h"
 #include "tools/stat_report.h"
+#include "tools/mutex_report.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -516,7 +517,7 @@ int tool_stat_report(FILE *out, const struct tool_stat *s, const char *name, uns
 	print_sites(out, &v, top, true);
 	print_sites(out, &v, top, false);
 	view_free(&v);
-	return 0;
+	return tool_mutex_stat_text(out, s, top);
 }
 
 /* ---- JSON ---- */
@@ -770,7 +771,37 @@ int tool_stat_json(FILE *out, const struct tool_stat *s, const char *name, unsig
 	json_sites(out, &v, top, true);
 	fprintf(out, ",\n");
 	json_sites(out, &v, top, false);
+	fprintf(out, ",\n");
+	if (tool_mutex_stat_json(out, s, top))
+		fprintf(out, "  \"lock_holders\": null");
 	fprintf(out, "\n}\n");
 	view_free(&v);
 	return 0;
+}
+
+/* ---- shared with the lock holders' report (tools/mutex_report.c) ---- */
+
+void tool_stat_print_site(FILE *out, const struct tool_stat *s, uint32_t site)
+{
+	print_site(out, s, site);
+}
+
+void tool_stat_json_site(FILE *out, const struct tool_stat *s, uint32_t site)
+{
+	json_site(out, s, site);
+}
+
+void tool_stat_json_string(FILE *out, const char *str)
+{
+	json_str(out, str);
+}
+
+const char *tool_stat_clean(const char *str, size_t max, char *buf, size_t len)
+{
+	return clean(str, max, buf, len);
+}
+
+const char *tool_stat_frame_name(const struct tool_stat *s, uint32_t frame, char *buf, size_t len)
+{
+	return frame_name(s, frame, buf, len);
 }

@@ -12,7 +12,15 @@ linked from the tool's main page (the catapult viewer, which fetches
     the track view with a row heading for every thread that has slices;
   - a screenshot of the page is a real picture: many colours, and coloured
     slices in every thread's row of the timeline canvas (the PNG is decoded
-    with zlib, no imaging library).
+    with zlib, no imaging library);
+  - the releaser wakes the waiter (issue 16 item 1): /jsontrace holds
+    "unblock (sync...)" flow events ("s" ... "t") that start on another
+    thread's row than the woken goroutine's, the viewer's model binds such a
+    flow to the releaser's slice and the woken slice, and selecting the
+    woken slice lists "Incoming flow" in the viewer's analysis panel.  (A
+    wake-up written on the woken thread's own M, as before issue 16, draws
+    no flow: its start lies where that thread runs nothing, so the viewer
+    cannot bind it to a slice and drops it.)
 
 The tests skip, saying why, when no Chromium is installed (Debian package
 `chromium`).  Every server and browser started here is stopped, whatever
@@ -386,6 +394,40 @@ VIEWER_LAYOUT = """(function() {
   return [box(best), rows];
 })()"""
 
+# The flows of the viewer's model (catapult binds a flow's start and end to
+# the slices enclosing them; a flow it cannot bind is dropped), and those of
+# a sync wake-up between two threads; the first of them has its woken
+# (end) slice selected, as a click on it would.
+VIEWER_FLOWS = """(function() {
+  var v = document.querySelector('tr-ui-timeline-view');
+  var all = v.model.flowEvents || [];
+  var titles = {}, cross = [];
+  all.forEach(function(f) {
+    titles[f.title] = (titles[f.title] || 0) + 1;
+    if (/^unblock \\(sync/.test(f.title) && f.startSlice && f.endSlice &&
+        f.startSlice.parentContainer !== f.endSlice.parentContainer) cross.push(f);
+  });
+  var out = {flows: all.length, titles: titles, cross: cross.length};
+  if (cross.length) {
+    var f = cross[0];
+    var row = function(s) { return s.parentContainer.name || String(s.parentContainer.tid); };
+    out.from = [f.startSlice.title, row(f.startSlice)];
+    out.to = [f.endSlice.title, row(f.endSlice)];
+    v.brushingStateController.changeSelectionFromTimeline(new tr.model.EventSet([f.endSlice]));
+  }
+  return out;
+})()"""
+
+# The text of the analysis panel's related-events tables (flows, preceding
+# and following events of the selection).
+VIEWER_RELATED = """(function() {
+  var out = [];
+  Array.prototype.forEach.call(document.querySelectorAll('tr-ui-a-related-events'), function(e) {
+    out.push(e.textContent.replace(/\\s+/g, ' ').trim());
+  });
+  return out;
+})()"""
+
 
 # --------------------------------------------------------------------------
 # PNG reading, standard library only
@@ -507,6 +549,19 @@ def json_slice_counts(doc):
     return out
 
 
+def json_flows(doc):
+    """[(name, from tid, to tid)] of the flow events of a /jsontrace
+    document: an "s" event and the "t" (or "f") event of the same id."""
+    starts, ends = {}, {}
+    for e in doc.get("traceEvents", []):
+        if e.get("ph") == "s":
+            starts[(e.get("cat"), e.get("id"))] = e
+        elif e.get("ph") in ("t", "f"):
+            ends[(e.get("cat"), e.get("id"))] = e
+    return [(s.get("name"), s.get("tid"), ends[k].get("tid")) for k, s in sorted(starts.items(), key=lambda kv: str(kv[0]))
+            if k in ends]
+
+
 def json_thread_names(doc):
     """Names of the threads (rows) of a /jsontrace document that have
     slices; rows without any (GC, Network, ... in a C program) are not drawn."""
@@ -564,6 +619,14 @@ class ViewerTest(gtlib.TracedTestCase):
                     out["dom"] = b.evaluate("document.documentElement.outerHTML")
                     out["canvas"], out["rows"] = b.evaluate(VIEWER_LAYOUT)
                     out["png"] = b.screenshot()
+                    # last: selecting a slice changes the page
+                    out["flows"] = b.evaluate(VIEWER_FLOWS)
+                    out["related"] = []
+                    if out["flows"].get("cross"):
+                        until = time.monotonic() + 5
+                        while not out["related"] and time.monotonic() < until:
+                            b.settle()
+                            out["related"] = b.evaluate(VIEWER_RELATED)
                 with open(trace + ".viewer.png", "wb") as f:
                     f.write(out["png"])
         out["elapsed"] = time.monotonic() - t0
@@ -653,6 +716,30 @@ class ViewerTest(gtlib.TracedTestCase):
             if coloured < 20:
                 empty.append("%s (y %d..%d: %d coloured pixels)" % (name, row_top, row_top + row_height, coloured))
         self.assertFalse(empty, "%s: thread rows without slices: %s" % (shot, "; ".join(empty)))
+
+    def test_jsontrace_has_unblock_flows_between_threads(self):
+        """Sync wake-ups are flows from the releasing thread's row to the
+        woken goroutine's (issue 16 item 1): some "unblock (sync...)" flow
+        of /jsontrace starts on another thread than it ends on."""
+        s = self.session()
+        flows = [f for f in json_flows(s["json"]) if (f[0] or "").startswith("unblock (sync")]
+        cross = [f for f in flows if f[1] != f[2]]
+        self.assertTrue(cross, "%s of %s: none of the %d sync unblock flows starts on another thread than "
+                        "the woken one (the releaser's); first flows: %s"
+                        % (s["jsontrace_path"], s["trace"], len(flows), flows[:5]))
+
+    def test_woken_slice_lists_incoming_flow(self):
+        """The viewer binds a sync wake-up's flow to the releaser's slice and
+        the woken slice, and selecting the woken slice lists "Incoming flow"
+        in its analysis panel, as for a Go program's sync wake-ups."""
+        s = self.browser_session()
+        f = s["flows"]
+        self.assertGreater(f["cross"], 0, "the viewer's model of %s holds no unblock (sync...) flow between "
+                           "two threads' slices; its flows: %s" % (s["trace"], f["titles"]))
+        text = " | ".join(s["related"])
+        self.assertIn("Incoming flow", text, "selected the woken slice %s (flow from %s) in the viewer of %s; "
+                      "the analysis panel's related events: %r" % (f["to"], f["from"], s["trace"], text[:500]))
+        self.assertIn("unblock (sync", text, "the incoming flow is a sync wake-up: %r" % text[:500])
 
 
 if __name__ == "__main__":

@@ -62,6 +62,8 @@ static void assert_defaults(const struct gt_config *c)
 	cr_assert_eq(c->flight_signal, 12);
 	cr_assert_eq(c->buffer_bytes, 64ull << 20);
 	cr_assert_eq(c->clock_monotonic, false);
+	cr_assert_eq(c->deadlock_ns, 10000000000ull);
+	cr_assert_eq(c->deadlock_abort, false);
 }
 
 Test(config, defaults)
@@ -237,6 +239,29 @@ Test(config, flight_signal_and_buffer_valid)
 	cr_assert_eq(load_one(&c, "GOTRACE_BUFFER", "1000"), 1);
 	cr_assert_eq(c.buffer_bytes, 64ull << 20);
 	cr_assert_str_eq(warn_last, "gotrace: GOTRACE_BUFFER=\"1000\" is not a size from 1MB to 64GB such as 64MB; using 64MB\n");
+}
+
+Test(config, deadlock)
+{
+	struct gt_config c;
+	cr_assert_eq(load_one(&c, "GOTRACE_DEADLOCK", "0"), 0);
+	cr_assert_eq(c.deadlock_ns, 0);
+	cr_assert_eq(load_one(&c, "GOTRACE_DEADLOCK", "off"), 0);
+	cr_assert_eq(c.deadlock_ns, 0);
+	cr_assert_eq(load_one(&c, "GOTRACE_DEADLOCK", "250ms"), 0);
+	cr_assert_eq(c.deadlock_ns, 250000000ull);
+	cr_assert_eq(c.deadlock_abort, false);
+	cr_assert_eq(load_one(&c, "GOTRACE_DEADLOCK", "1m30s,abort"), 0);
+	cr_assert_eq(c.deadlock_ns, 90000000000ull);
+	cr_assert_eq(c.deadlock_abort, true);
+	cr_assert_eq(load_one(&c, "GOTRACE_DEADLOCK", "2"), 0);
+	cr_assert_eq(c.deadlock_ns, 2000000000ull);
+	const char *bad[] = { "abc", "1s,", ",abort", "1s,stop", "500us", "2h", "0,abort", "1s,abort,abort" };
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		cr_assert_eq(load_one(&c, "GOTRACE_DEADLOCK", bad[i]), 1, "%s accepted", bad[i]);
+		cr_assert_eq(c.deadlock_ns, 10000000000ull, "%s", bad[i]);
+		cr_assert_eq(c.deadlock_abort, false, "%s", bad[i]);
+	}
 }
 
 Test(config, clock)

@@ -1,0 +1,126 @@
+/* cmd_mutex.c — `gotrace mutex`: the mutex profile of a trace, with Go's
+ * semantics (tools/mutex_acct.h): who held the locks others waited for,
+ * and where they released them. Reads the trace as `gotrace stat` does
+ * (stat_read.c, stat_acct.c); prints mutex_report.c's lists and writes
+ * mutex_pprof.c's profile. */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tools/cmd.h"
+#include "tools/gzip.h"
+#include "tools/mutex_report.h"
+#include "tools/replay_cmd.h"
+
+#define USAGE "gotrace mutex [-pprof OUT.pb.gz] [-top N] TRACE"
+#define DEFAULT_TOP 10
+
+static void mutex_help(FILE *out)
+{
+	fprintf(out, "The mutex profile of a trace written by libgotrace.so, as Go's runtime keeps\n"
+		     "one: each wait on a pthread mutex or rwlock (sync.mutex, sync.rwlock) that\n"
+		     "another thread's release ended is one contention, and its delay (from the\n"
+		     "wait's start to the release) is charged to the releasing stack, each\n"
+		     "waiter's delay counted. Prints the releasing functions (flat: the release\n"
+		     "call; cum: the code that held the lock), the releasing sites, and the\n"
+		     "threads that held the locks with the delay they caused (the releasing\n"
+		     "thread, or the holder the waiter's \"gotrace.holder\" log named). TRACE may\n"
+		     "be - for standard input.\n\n"
+		     "options:\n"
+		     "  %-20s write a gzipped pprof mutex profile: contentions/count,\n"
+		     "  %-20s delay/nanoseconds (default), labelled with the holder thread\n"
+		     "  %-20s entries per list, default %d; 0 = all\n"
+		     "  %-20s show this help\n",
+		     "-pprof FILE", "", "-top N", DEFAULT_TOP, "-h, -help");
+	fprintf(out, "\nexit status: 0 done (also for a trace without lock waits); 1 unreadable\n"
+		     "file, a trace truncated or malformed after its complete generations, or an\n"
+		     "unwritable profile; 2 bad option, or no complete generation.\n"
+		     "\nexamples:\n"
+		     "  gotrace run -o app.trace -- ./app\n"
+		     "  gotrace mutex -pprof mutex.pb.gz app.trace\n"
+		     "  go tool pprof -top mutex.pb.gz\n");
+}
+
+static int write_profile(const struct tool_stat *s, const char *name, const char *path)
+{
+	struct tool_pprof p;
+	char err[256];
+	if (tool_mutex_pprof(s, name, &p)) {
+		fprintf(stderr, "gotrace mutex: out of memory while building the profile\n");
+		return -1;
+	}
+	FILE *f = fopen(path, "wb");
+	if (!f) {
+		fprintf(stderr, "gotrace mutex: cannot create %s: %s\n", path, strerror(errno));
+		tool_pprof_free(&p);
+		return -1;
+	}
+	int rc = tool_gzip_write(f, p.out.buf, p.out.len, err, sizeof err);
+	tool_pprof_free(&p);
+	if (fclose(f) != 0 && rc == 0) {
+		snprintf(err, sizeof err, "write error: %s", strerror(errno));
+		rc = -1;
+	}
+	if (rc) {
+		fprintf(stderr, "gotrace mutex: %s: %s\n", path, err);
+		return -1;
+	}
+	return 0;
+}
+
+static int mutex_main(int argc, char **argv)
+{
+	static const struct tool_replay_cmd args = { "mutex", USAGE, &tool_cmd_mutex, "entries", false, "pprof", true };
+	const char *pprof = NULL;
+	unsigned top = DEFAULT_TOP;
+	const char *path = NULL;
+	int status;
+	FILE *f = tool_replay_args(&args, argc, argv, &top, &pprof, NULL, &path, &status);
+	if (!f)
+		return status;
+	const char *name = f == stdin ? "(standard input)" : path;
+	struct tool_stat *s = malloc(sizeof *s);
+	if (!s || tool_stat_init(s)) {
+		fprintf(stderr, "gotrace mutex: out of memory\n");
+		if (s)
+			tool_stat_free(s);
+		free(s);
+		if (f != stdin)
+			fclose(f);
+		return 1;
+	}
+	bool empty = tool_replay_empty(f);
+	bool failed = !empty && tool_stat_read(s, f) != 0;
+	if (f != stdin)
+		fclose(f);
+	if (empty || s->gens == 0) {
+		int rc = tool_replay_no_generation("mutex", name, empty, s->version, failed ? s->err : NULL);
+		tool_stat_free(s);
+		free(s);
+		return rc;
+	}
+	int rc = failed;
+	if (failed)
+		printf("(the trace is truncated or malformed after generation %llu; this profile covers\n"
+		       " its complete generations only)\n\n",
+		       (unsigned long long)s->last_gen);
+	if (tool_mutex_report(stdout, s, name, top))
+		rc = 1;
+	fflush(stdout);
+	if (pprof && write_profile(s, name, pprof))
+		rc = 1;
+	if (failed)
+		fprintf(stderr, "gotrace mutex: %s: %s\n", name, s->err);
+	tool_stat_free(s);
+	free(s);
+	return rc;
+}
+
+const struct tool_command tool_cmd_mutex = {
+	.name = "mutex",
+	.summary = "mutex profile: who held the locks others waited for, delay by releasing stack",
+	.usage = USAGE,
+	.help = mutex_help,
+	.main = mutex_main,
+};
