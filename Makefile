@@ -83,7 +83,7 @@ build/obj/unit/test/unit/test_heap_sources.o: $(wildcard tools/heap_*.c tools/he
 
 build/obj/unit/test/unit/test_stat_sources.o: $(wildcard tools/stat_*.c tools/stat_*.h tools/gen_tables.h tools/replay.h tools/ident.h)
 
-build/obj/unit/test/unit/test_mutex_sources.o: $(wildcard tools/mutex_*.c tools/mutex_*.h tools/stat_acct.h tools/stat_report.h)
+build/obj/unit/test/unit/test_mutex_sources.o: $(wildcard tools/mutex_*.c tools/mutex_*.h tools/stat_acct.h tools/stat_site.h)
 
 build/obj/unit/test/unit/test_run_sources.o: $(wildcard tools/ident.* tools/outname.* tools/probe.* tools/run_report.* tools/units.*)
 

@@ -4,11 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tools/stat_report.h"
+#include "tools/stat_site.h"
 
 typedef unsigned long long ull;
 
-#define NAME_WIDTH 40
 #define DUR(ns) tool_stat_format_duration((ns), (char[24]){ 0 }, 24)
 
 static int cmp_rows(const void *a, const void *b)
@@ -116,12 +115,12 @@ const char *tool_mutex_holder_name(const struct tool_stat *s, uint64_t key, char
 		return buf;
 	}
 	const struct tool_sthread *t = &s->th[key];
-	char fn[NAME_WIDTH + 8], pc[32], lab[NAME_WIDTH + 8];
-	const char *func = t->func == TOOL_STAT_NONE ? "?" : tool_stat_frame_name(s, t->func, pc, sizeof pc);
-	tool_stat_clean(func, NAME_WIDTH, fn, sizeof fn);
+	char fn[TOOL_NAME_MAX_WIDTH + 8], pc[32], lab[TOOL_NAME_MAX_WIDTH + 8];
+	const char *func = t->func == TOOL_STAT_NONE ? "?" : tool_frame_name(s, t->func, pc, sizeof pc);
+	tool_clean(func, TOOL_NAME_MAX_WIDTH, fn, sizeof fn);
 	if (t->label)
 		snprintf(buf, len, "G%llu %s (%s)", (ull)t->g,
-			 tool_stat_clean(tool_sites_str(&s->sites, t->label), NAME_WIDTH, lab, sizeof lab), fn);
+			 tool_clean(tool_sites_str(&s->sites, t->label), TOOL_NAME_MAX_WIDTH, lab, sizeof lab), fn);
 	else
 		snprintf(buf, len, "G%llu (%s)", (ull)t->g, fn);
 	return buf;
@@ -142,7 +141,7 @@ static void print_holders(FILE *out, const struct tool_stat *s, const struct too
 	size_t n = shown(v->nholders, top);
 	fprintf(out, "  %9s %7s %11s  %s\n", "delay", "delay%", "contentions", "holder thread");
 	for (size_t i = 0; i < n; i++) {
-		char name[3 * NAME_WIDTH];
+		char name[3 * TOOL_NAME_MAX_WIDTH];
 		fprintf(out, "  %9s %6.1f%% %11llu  %s\n", DUR(v->holders[i].delay), pct(v->holders[i].delay, s->mutex.delay),
 			(ull)v->holders[i].count, tool_mutex_holder_name(s, v->holders[i].key, name, sizeof name));
 	}
@@ -155,7 +154,7 @@ static void print_sites(FILE *out, const struct tool_stat *s, const struct tool_
 	for (size_t i = 0; i < n; i++) {
 		fprintf(out, "  %9s %6.1f%% %11llu  ", DUR(v->sites[i].delay), pct(v->sites[i].delay, s->mutex.delay),
 			(ull)v->sites[i].count);
-		tool_stat_print_site(out, s, (uint32_t)v->sites[i].key);
+		tool_site_print(out, s, (uint32_t)v->sites[i].key);
 		fputc('\n', out);
 	}
 }
@@ -183,10 +182,10 @@ int tool_mutex_report(FILE *out, const struct tool_stat *s, const char *name, un
 	fprintf(out, "  %9s %7s %9s %7s %11s  %s\n", "flat", "flat%", "cum", "cum%", "contentions", "function");
 	for (size_t i = 0; i < n; i++) {
 		const struct tool_mrow *f = &v.funcs[i];
-		char pc[32], buf[NAME_WIDTH + 8];
+		char pc[32], buf[TOOL_NAME_MAX_WIDTH + 8];
 		fprintf(out, "  %9s %6.1f%% %9s %6.1f%% %11llu  %s\n", DUR(f->flat), pct(f->flat, m->delay), DUR(f->delay),
 			pct(f->delay, m->delay), (ull)f->count,
-			tool_stat_clean(tool_stat_frame_name(s, f->frame, pc, sizeof pc), NAME_WIDTH, buf, sizeof buf));
+			tool_clean(tool_frame_name(s, f->frame, pc, sizeof pc), TOOL_NAME_MAX_WIDTH, buf, sizeof buf));
 	}
 	fprintf(out, "\nReleasing sites (%zu of %zu, by delay)\n", shown(v.nsites, top), v.nsites);
 	print_sites(out, s, &v, top);
@@ -239,12 +238,12 @@ int tool_mutex_stat_json(FILE *out, const struct tool_stat *s, unsigned top)
 		if (t) {
 			fprintf(out, "%llu, \"label\": ", (ull)t->g);
 			if (t->label)
-				tool_stat_json_string(out, tool_sites_str(&s->sites, t->label));
+				tool_json_string(out, tool_sites_str(&s->sites, t->label));
 			else
 				fprintf(out, "null");
 			fprintf(out, ", \"function\": ");
 			if (t->func != TOOL_STAT_NONE)
-				tool_stat_json_string(out, tool_stat_frame_name(s, t->func, pc, sizeof pc));
+				tool_json_string(out, tool_frame_name(s, t->func, pc, sizeof pc));
 			else
 				fprintf(out, "null");
 		} else {
@@ -262,7 +261,7 @@ int tool_mutex_stat_json(FILE *out, const struct tool_stat *s, unsigned top)
 		fprintf(out, "%s\n    {\"contentions\": %llu, \"delay\": ", i ? "," : "", (ull)r->count);
 		json_sec(out, r->delay);
 		fprintf(out, ", ");
-		tool_stat_json_site(out, s, (uint32_t)r->key);
+		tool_site_json(out, s, (uint32_t)r->key);
 		fprintf(out, "}");
 	}
 	fprintf(out, "%s]}}", n ? "\n   " : "");

@@ -3,16 +3,14 @@
 #include "units.h"
 #include "tools/stat_report.h"
 #include "tools/mutex_report.h"
+#include "tools/stat_site.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 typedef unsigned long long ull;
 
-#define NAME_MAX_WIDTH 40   /* longer function names and labels are cut */
-#define SITE_FRAMES 4       /* frames of a site shown in text */
-#define ARROW " \xe2\x86\x90 " /* " ← " between a site's frames */
-#define IDENT_WIDTH 200     /* characters of the traced command line shown (JSON has it all) */
+#define IDENT_WIDTH 200 /* characters of the traced command line shown (JSON has it all) */
 
 /* ---- the figures, ranked ---- */
 
@@ -176,40 +174,11 @@ static size_t shown(size_t n, unsigned top)
 	return top && top < n ? top : n;
 }
 
-/* ---- names ---- */
-
-/* clean copies s for a terminal: control bytes become '?', at most max
- * bytes are kept (then "..."). */
-static const char *clean(const char *s, size_t max, char *buf, size_t len)
-{
-	size_t o = 0;
-	for (size_t i = 0; s[i] && o + 4 < len; i++) {
-		if (i == max) {
-			memcpy(buf + o, "...", 3);
-			o += 3;
-			break;
-		}
-		unsigned char c = (unsigned char)s[i];
-		buf[o++] = c < 0x20 || c == 0x7f ? '?' : (char)c;
-	}
-	buf[o] = '\0';
-	return buf;
-}
-
-/* frame_name is a frame's function, or its PC when it has no name. */
-static const char *frame_name(const struct tool_stat *s, uint32_t frame, char *buf, size_t len)
-{
-	const struct tool_hframe *f = &s->sites.frames[frame];
-	if (tool_sites_strlen(&s->sites, f->func) == 0) {
-		snprintf(buf, len, "0x%llx", (ull)f->pc);
-		return buf;
-	}
-	return tool_sites_str(&s->sites, f->func);
-}
+/* ---- names (and stat_site.h's) ---- */
 
 static const char *thread_func(const struct tool_stat *s, const struct tool_sthread *t, char *buf, size_t len)
 {
-	return t->func == TOOL_STAT_NONE ? "(unknown)" : frame_name(s, t->func, buf, len);
+	return t->func == TOOL_STAT_NONE ? "(unknown)" : tool_frame_name(s, t->func, buf, len);
 }
 
 /* A wait with no reason began before the trace did (the goroutine's first
@@ -220,33 +189,7 @@ static const char *reason_name(const struct tool_stat *s, uint32_t slot)
 	return n[0] ? n : "(before trace)";
 }
 
-static const char *base_name(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-	return slash ? slash + 1 : path;
-}
-
 /* ---- text ---- */
-
-const char *tool_stat_format_duration(uint64_t ns, char *buf, size_t len)
-{
-	double d = (double)ns;
-	if (ns == 0)
-		snprintf(buf, len, "0");
-	else if (ns < 1000)
-		snprintf(buf, len, "%lluns", (ull)ns);
-	else if (ns < 999950)
-		snprintf(buf, len, "%.1fus", d / 1e3);
-	else if (ns < 999950000)
-		snprintf(buf, len, "%.1fms", d / 1e6);
-	else if (ns < 9999500000ull)
-		snprintf(buf, len, "%.3fs", d / 1e9);
-	else if (ns < 99995000000ull)
-		snprintf(buf, len, "%.2fs", d / 1e9);
-	else
-		snprintf(buf, len, "%.1fs", d / 1e9);
-	return buf;
-}
 
 #define DUR(ns) tool_stat_format_duration((ns), (char[24]){ 0 }, 24)
 
@@ -265,9 +208,9 @@ static void print_reasons(FILE *out, const struct view *v, const uint64_t *block
 		if (best < 0)
 			return;
 		done[best] = true;
-		char name[NAME_MAX_WIDTH + 8];
-		fprintf(out, "%s%s %s", first ? "  " : ", ", clean(reason_name(s, (uint32_t)best), NAME_MAX_WIDTH, name,
-								   sizeof name),
+		char name[TOOL_NAME_MAX_WIDTH + 8];
+		fprintf(out, "%s%s %s", first ? "  " : ", ",
+			tool_clean(reason_name(s, (uint32_t)best), TOOL_NAME_MAX_WIDTH, name, sizeof name),
 			DUR(blocked[best]));
 	}
 }
@@ -296,7 +239,7 @@ static void print_totals(FILE *out, const struct view *v)
 	for (size_t r = 0; r < s->nreasons; r++) {
 		int w = (int)strlen(reason_name(s, (uint32_t)r));
 		if (a->blocked[r] && w > width)
-			width = w < NAME_MAX_WIDTH ? w : NAME_MAX_WIDTH;
+			width = w < TOOL_NAME_MAX_WIDTH ? w : TOOL_NAME_MAX_WIDTH;
 	}
 	const char *fixed[] = { "running", "runnable", "syscall" };
 	uint64_t vals[] = { a->running, a->runnable, a->syscall };
@@ -311,9 +254,9 @@ static void print_totals(FILE *out, const struct view *v)
 		if (best < 0)
 			break;
 		done[best] = true;
-		char name[NAME_MAX_WIDTH + 8];
+		char name[TOOL_NAME_MAX_WIDTH + 8];
 		fprintf(out, "  %-*s %9s %6.1f%%%s\n", width,
-			clean(reason_name(s, (uint32_t)best), NAME_MAX_WIDTH, name, sizeof name), DUR(a->blocked[best]),
+			tool_clean(reason_name(s, (uint32_t)best), TOOL_NAME_MAX_WIDTH, name, sizeof name), DUR(a->blocked[best]),
 			100.0 * (double)a->blocked[best] / (double)total, best == v->sleep_slot ? "" : "  blocked");
 	}
 }
@@ -343,11 +286,11 @@ static void print_groups(FILE *out, const struct view *v, unsigned top)
 		fprintf(out, "  (none)\n");
 		return;
 	}
-	char buf[NAME_MAX_WIDTH + 32], pc[32];
+	char buf[TOOL_NAME_MAX_WIDTH + 32], pc[32];
 	int width = (int)strlen("start function");
 	for (size_t i = 0; i < n; i++) {
-		int w = (int)strlen(clean(thread_func(s, &s->th[v->groups[i].first], pc, sizeof pc), NAME_MAX_WIDTH,
-					 buf, sizeof buf));
+		int w = (int)strlen(tool_clean(thread_func(s, &s->th[v->groups[i].first], pc, sizeof pc),
+					       TOOL_NAME_MAX_WIDTH, buf, sizeof buf));
 		if (w > width)
 			width = w;
 	}
@@ -356,7 +299,7 @@ static void print_groups(FILE *out, const struct view *v, unsigned top)
 	for (size_t i = 0; i < n; i++) {
 		const struct group *g = &v->groups[i];
 		fprintf(out, "  %-*s  %7u %9s", width,
-			clean(thread_func(s, &s->th[g->first], pc, sizeof pc), NAME_MAX_WIDTH, buf, sizeof buf),
+			tool_clean(thread_func(s, &s->th[g->first], pc, sizeof pc), TOOL_NAME_MAX_WIDTH, buf, sizeof buf),
 			g->threads, DUR(g->lifetime));
 		print_times(out, v, g->running, g->runnable, g->syscall, g->blocked);
 	}
@@ -371,15 +314,15 @@ static void print_threads(FILE *out, const struct view *v, unsigned top)
 		fprintf(out, "  (none)\n");
 		return;
 	}
-	char buf[NAME_MAX_WIDTH + 32], pc[32];
+	char buf[TOOL_NAME_MAX_WIDTH + 32], pc[32];
 	int fwidth = (int)strlen("start function"), lwidth = 0;
 	for (size_t i = 0; i < n; i++) {
 		const struct tool_sthread *t = &s->th[v->threads[i]];
-		int w = (int)strlen(clean(thread_func(s, t, pc, sizeof pc), NAME_MAX_WIDTH, buf, sizeof buf));
+		int w = (int)strlen(tool_clean(thread_func(s, t, pc, sizeof pc), TOOL_NAME_MAX_WIDTH, buf, sizeof buf));
 		if (w > fwidth)
 			fwidth = w;
 		if (t->label) {
-			w = (int)strlen(clean(tool_sites_str(&s->sites, t->label), NAME_MAX_WIDTH, buf, sizeof buf));
+			w = (int)strlen(tool_clean(tool_sites_str(&s->sites, t->label), TOOL_NAME_MAX_WIDTH, buf, sizeof buf));
 			if (w > lwidth)
 				lwidth = w;
 		}
@@ -393,35 +336,14 @@ static void print_threads(FILE *out, const struct view *v, unsigned top)
 	print_times_header(out);
 	for (size_t i = 0; i < n; i++) {
 		const struct tool_sthread *t = &s->th[v->threads[i]];
-		fprintf(out, "  %6llu  %-*s", (ull)t->g, fwidth, clean(thread_func(s, t, pc, sizeof pc), NAME_MAX_WIDTH, buf, sizeof buf));
+		fprintf(out, "  %6llu  %-*s", (ull)t->g, fwidth,
+			tool_clean(thread_func(s, t, pc, sizeof pc), TOOL_NAME_MAX_WIDTH, buf, sizeof buf));
 		if (lwidth)
 			fprintf(out, "  %-*s", lwidth,
-				t->label ? clean(tool_sites_str(&s->sites, t->label), NAME_MAX_WIDTH, buf, sizeof buf) : "");
+				t->label ? tool_clean(tool_sites_str(&s->sites, t->label), TOOL_NAME_MAX_WIDTH, buf, sizeof buf) : "");
 		fprintf(out, " %9s", DUR(t->end - t->first));
 		print_times(out, v, t->running, t->runnable, t->syscall, t->blocked);
 	}
-}
-
-/* print_site prints "f0 ← f1 ← f2 ← f3 ← ... (+n)  (file.c:line)". */
-static void print_site(FILE *out, const struct tool_stat *s, uint32_t site)
-{
-	const struct tool_hsite *h = &s->sites.sites[site];
-	const uint32_t *fr = tool_sites_site_frames(&s->sites, site);
-	if (h->nframes == 0) {
-		fprintf(out, "(no stack)");
-		return;
-	}
-	char buf[NAME_MAX_WIDTH + 32], pc[32];
-	uint32_t n = h->nframes < SITE_FRAMES ? h->nframes : SITE_FRAMES;
-	for (uint32_t i = 0; i < n; i++)
-		fprintf(out, "%s%s", i ? ARROW : "", clean(frame_name(s, fr[i], pc, sizeof pc), NAME_MAX_WIDTH, buf, sizeof buf));
-	if (h->nframes > n)
-		fprintf(out, ARROW "... (+%u)", h->nframes - n);
-	/* Where: the caller of the leaf (the leaf is the waiting call itself). */
-	const struct tool_hframe *at = &s->sites.frames[fr[h->nframes > 1 ? 1 : 0]];
-	if (tool_sites_strlen(&s->sites, at->file))
-		fprintf(out, "  (%s:%llu)", clean(base_name(tool_sites_str(&s->sites, at->file)), NAME_MAX_WIDTH, buf, sizeof buf),
-			(ull)at->line);
 }
 
 static void print_sites(FILE *out, const struct view *v, unsigned top, bool waits)
@@ -442,7 +364,7 @@ static void print_sites(FILE *out, const struct view *v, unsigned top, bool wait
 	if (waits)
 		for (size_t i = 0; i < n; i++) {
 			int w = (int)strlen(reason_name(s, arr[idx[i]].reason));
-			w = w < NAME_MAX_WIDTH ? w : NAME_MAX_WIDTH + 3;
+			w = w < TOOL_NAME_MAX_WIDTH ? w : TOOL_NAME_MAX_WIDTH + 3;
 			if (w > rwidth)
 				rwidth = w;
 		}
@@ -452,12 +374,12 @@ static void print_sites(FILE *out, const struct view *v, unsigned top, bool wait
 	fprintf(out, "site (leaf first)\n");
 	for (size_t i = 0; i < n; i++) {
 		const struct tool_ssite *st = &arr[idx[i]];
-		char buf[NAME_MAX_WIDTH + 8];
+		char buf[TOOL_NAME_MAX_WIDTH + 8];
 		fprintf(out, "  %9s %9llu %9s %9s  ", DUR(st->total), (ull)st->count,
 			DUR(st->count ? st->total / st->count : 0), DUR(st->max));
 		if (waits)
-			fprintf(out, "%-*s  ", rwidth, clean(reason_name(s, st->reason), NAME_MAX_WIDTH, buf, sizeof buf));
-		print_site(out, s, st->site);
+			fprintf(out, "%-*s  ", rwidth, tool_clean(reason_name(s, st->reason), TOOL_NAME_MAX_WIDTH, buf, sizeof buf));
+		tool_site_print(out, s, st->site);
 		fputc('\n', out);
 	}
 }
@@ -522,62 +444,6 @@ int tool_stat_report(FILE *out, const struct tool_stat *s, const char *name, uns
 
 /* ---- JSON ---- */
 
-/* utf8_len returns the length of a valid UTF-8 sequence at p (n bytes
- * left), or 0. */
-static size_t utf8_len(const unsigned char *p, size_t n)
-{
-	size_t len;
-	uint32_t min, cp;
-	if (p[0] < 0x80)
-		return 1;
-	if ((p[0] & 0xe0) == 0xc0)
-		len = 2, min = 0x80, cp = p[0] & 0x1f;
-	else if ((p[0] & 0xf0) == 0xe0)
-		len = 3, min = 0x800, cp = p[0] & 0x0f;
-	else if ((p[0] & 0xf8) == 0xf0)
-		len = 4, min = 0x10000, cp = p[0] & 0x07;
-	else
-		return 0;
-	if (len > n)
-		return 0;
-	for (size_t i = 1; i < len; i++) {
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (p[i] & 0x3f);
-	}
-	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return len;
-}
-
-/* json_body prints s escaped for the inside of a JSON string; invalid
- * UTF-8 becomes U+FFFD. */
-static void json_body(FILE *out, const char *s)
-{
-	const unsigned char *p = (const unsigned char *)s;
-	size_t n = strlen(s);
-	for (size_t i = 0; i < n;) {
-		unsigned char c = p[i];
-		size_t len = 1;
-		if (c == '"' || c == '\\')
-			fprintf(out, "\\%c", c);
-		else if (c < 0x20 || c == 0x7f)
-			fprintf(out, "\\u%04x", c);
-		else if ((len = utf8_len(p + i, n - i)) == 0)
-			fputs("\\ufffd", out), len = 1;
-		else
-			fwrite(p + i, 1, len, out);
-		i += len;
-	}
-}
-
-static void json_str(FILE *out, const char *s)
-{
-	fputc('"', out);
-	json_body(out, s);
-	fputc('"', out);
-}
-
 static void json_sec(FILE *out, uint64_t ns)
 {
 	fprintf(out, "%llu.%09llu", (ull)(ns / 1000000000u), (ull)(ns % 1000000000u));
@@ -607,7 +473,7 @@ static void json_times(FILE *out, const struct view *v, uint64_t lifetime, uint6
 			continue;
 		fprintf(out, "%s", first ? "" : ", ");
 		first = false;
-		json_str(out, reason_name(s, (uint32_t)r));
+		tool_json_string(out, reason_name(s, (uint32_t)r));
 		fprintf(out, ": ");
 		json_sec(out, blocked[r]);
 	}
@@ -620,32 +486,7 @@ static void json_func(FILE *out, const struct tool_stat *s, const struct tool_st
 	if (t->func == TOOL_STAT_NONE)
 		fprintf(out, "null");
 	else
-		json_str(out, frame_name(s, t->func, pc, sizeof pc));
-}
-
-static void json_site(FILE *out, const struct tool_stat *s, uint32_t site)
-{
-	const struct tool_hsite *h = &s->sites.sites[site];
-	const uint32_t *fr = tool_sites_site_frames(&s->sites, site);
-	char pc[32];
-	fprintf(out, "\"summary\": \"");
-	for (uint32_t i = 0; i < h->nframes && i < SITE_FRAMES; i++) {
-		if (i)
-			fprintf(out, ARROW);
-		json_body(out, frame_name(s, fr[i], pc, sizeof pc));
-	}
-	if (h->nframes > SITE_FRAMES)
-		fprintf(out, ARROW "... (+%u)", h->nframes - SITE_FRAMES);
-	fprintf(out, "\", \"frames\": [");
-	for (uint32_t i = 0; i < h->nframes; i++) {
-		const struct tool_hframe *f = &s->sites.frames[fr[i]];
-		fprintf(out, "%s{\"function\": ", i ? ", " : "");
-		json_str(out, tool_sites_str(&s->sites, f->func));
-		fprintf(out, ", \"file\": ");
-		json_str(out, tool_sites_str(&s->sites, f->file));
-		fprintf(out, ", \"line\": %llu, \"pc\": %llu}", (ull)f->line, (ull)f->pc);
-	}
-	fprintf(out, "]");
+		tool_json_string(out, tool_frame_name(s, t->func, pc, sizeof pc));
 }
 
 static void json_sites(FILE *out, const struct view *v, unsigned top, bool waits)
@@ -661,7 +502,7 @@ static void json_sites(FILE *out, const struct view *v, unsigned top, bool waits
 		fprintf(out, "%s\n    {", i ? "," : "");
 		if (waits) {
 			fprintf(out, "\"reason\": ");
-			json_str(out, reason_name(s, st->reason));
+			tool_json_string(out, reason_name(s, st->reason));
 			fprintf(out, ", ");
 		}
 		fprintf(out, "\"count\": %llu, \"total\": ", (ull)st->count);
@@ -669,7 +510,7 @@ static void json_sites(FILE *out, const struct view *v, unsigned top, bool waits
 		fprintf(out, ", \"max\": ");
 		json_sec(out, st->max);
 		fprintf(out, ", ");
-		json_site(out, s, st->site);
+		tool_site_json(out, s, st->site);
 		fprintf(out, "}");
 	}
 	fprintf(out, "%s]}", n ? "\n  " : "");
@@ -683,7 +524,7 @@ int tool_stat_json(FILE *out, const struct tool_stat *s, const char *name, unsig
 	const struct group *a = &v.all;
 	uint64_t t0 = s->t_first;
 	fprintf(out, "{\n  \"trace\": ");
-	json_str(out, name);
+	tool_json_string(out, name);
 	fprintf(out, ",\n  \"process\": ");
 	if (s->have_ident) {
 		fprintf(out, "{\"pid\": %ld, \"ppid\": ", s->ident.pid);
@@ -692,14 +533,14 @@ int tool_stat_json(FILE *out, const struct tool_stat *s, const char *name, unsig
 		else
 			fprintf(out, "null");
 		fprintf(out, ", \"cmd\": ");
-		json_str(out, s->ident.cmd);
+		tool_json_string(out, s->ident.cmd);
 		fprintf(out, "}");
 	} else {
 		fprintf(out, "null");
 	}
 	fprintf(out, ",\n  \"format\": %d,\n  \"complete\": %s,\n  \"error\": ", s->version, error ? "false" : "true");
 	if (error)
-		json_str(out, error);
+		tool_json_string(out, error);
 	else
 		fprintf(out, "null");
 	fprintf(out, ",\n  \"generations\": {\"count\": %llu, \"first\": %llu, \"last\": %llu},\n", (ull)s->gens,
@@ -755,7 +596,7 @@ int tool_stat_json(FILE *out, const struct tool_stat *s, const char *name, unsig
 		json_func(out, s, t);
 		fprintf(out, ", \"label\": ");
 		if (t->label)
-			json_str(out, tool_sites_str(&s->sites, t->label));
+			tool_json_string(out, tool_sites_str(&s->sites, t->label));
 		else
 			fprintf(out, "null");
 		fprintf(out, ", \"start\": ");
@@ -777,31 +618,4 @@ int tool_stat_json(FILE *out, const struct tool_stat *s, const char *name, unsig
 	fprintf(out, "\n}\n");
 	view_free(&v);
 	return 0;
-}
-
-/* ---- shared with the lock holders' report (tools/mutex_report.c) ---- */
-
-void tool_stat_print_site(FILE *out, const struct tool_stat *s, uint32_t site)
-{
-	print_site(out, s, site);
-}
-
-void tool_stat_json_site(FILE *out, const struct tool_stat *s, uint32_t site)
-{
-	json_site(out, s, site);
-}
-
-void tool_stat_json_string(FILE *out, const char *str)
-{
-	json_str(out, str);
-}
-
-const char *tool_stat_clean(const char *str, size_t max, char *buf, size_t len)
-{
-	return clean(str, max, buf, len);
-}
-
-const char *tool_stat_frame_name(const struct tool_stat *s, uint32_t frame, char *buf, size_t len)
-{
-	return frame_name(s, frame, buf, len);
 }

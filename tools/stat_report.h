@@ -23,18 +23,4 @@ int tool_stat_report(FILE *out, const struct tool_stat *s, const char *name, uns
  * or -1 when out of memory (nothing is printed). */
 int tool_stat_json(FILE *out, const struct tool_stat *s, const char *name, unsigned top, const char *error);
 
-/* tool_stat_format_duration writes ns as "0", "812ns", "15.3us", "200.1ms",
- * "1.523s", "12.35s" or "123.4s" (at most 9 characters below 10^6 s). */
-const char *tool_stat_format_duration(uint64_t ns, char *buf, size_t len);
-
-/* For the lock holders' report (tools/mutex_report.c): a site as the
- * wait sites print it ("f0 ← f1 ← ... (file.c:line)"), its JSON members
- * ("summary", "frames"), a JSON string, a name cleaned for a terminal
- * (control bytes '?', cut at max bytes), a frame's function (or PC). */
-void tool_stat_print_site(FILE *out, const struct tool_stat *s, uint32_t site);
-void tool_stat_json_site(FILE *out, const struct tool_stat *s, uint32_t site);
-void tool_stat_json_string(FILE *out, const char *str);
-const char *tool_stat_clean(const char *str, size_t max, char *buf, size_t len);
-const char *tool_stat_frame_name(const struct tool_stat *s, uint32_t frame, char *buf, size_t len);
-
 #endif

@@ -11,6 +11,7 @@
 #include "test_heap_fixture.h"
 #include "tools/stat_acct.h"
 #include "tools/stat_report.h"
+#include "tools/stat_site.h"
 
 /* ---- a trace builder: events name strings and stacks by symbol ---- */
 

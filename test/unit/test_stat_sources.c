@@ -13,3 +13,4 @@
 #include "tools/stat_acct.c"
 #include "tools/stat_read.c"
 #include "tools/stat_report.c"
+#include "tools/stat_site.c"
