@@ -270,6 +270,7 @@ static int holder_log(struct tool_stat *s, uint64_t m, const struct gt_event *ev
 	if (msg == TOOL_STAT_NONE)
 		return tool_stat_oom(s);
 	cur->log_holder = tool_mutex_holder_goid(tool_sites_str(&s->sites, msg));
+	cur->log_holder_stack = ev->args[3];
 	return 0;
 }
 
@@ -486,7 +487,9 @@ int tool_stat_event(struct tool_stat *s, uint64_t m, const struct gt_event *ev)
 		if (enter(s, cur, TOOL_S_WAITING, now, slot, site))
 			return -1;
 		cur->lock_wait = s->reason[slot] == s->str_mutex || s->reason[slot] == s->str_rwlock;
-		cur->wait_holder = cur->lock_wait ? cur->log_holder : 0;
+		/* the log just before this GoBlock, at its stack (a wait the
+		 * tracer took back leaves its log without a GoBlock) */
+		cur->wait_holder = cur->lock_wait && cur->log_holder_stack == ev->args[1] ? cur->log_holder : 0;
 		cur->log_holder = 0;
 		return 0;
 	case GT_EV_GO_STOP:

@@ -84,6 +84,7 @@ struct tool_sthread {
 	 * gotrace.holder log on this goroutine named (0: none), taken by its
 	 * next GoBlock; the one named for the lock wait in progress. */
 	uint64_t log_holder, wait_holder;
+	uint64_t log_holder_stack; /* the log's stack: only the GoBlock at that stack takes it */
 	bool lock_wait;      /* Waiting on sync.mutex or sync.rwlock */
 };
 

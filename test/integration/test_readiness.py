@@ -54,7 +54,10 @@ class ReadinessTest(_IOProgram, gtlib.TracedTestCase):
             self.assertTrue(d and 0.15 <= max(d) <= 0.6,
                             "%s (G%d): %s blocks in %s lasted %s s, want one of ~0.2 s; %s"
                             % (fn, g, reason, call, d, self.where(run)))
-            self.assertEqual(syscalls(ev, g), [], "%s: a readiness wait is not a system call; %s"
+            # the wait call itself is never a system call (the read that
+            # follows it may be one if it was preempted for >= 10 us)
+            waits_as_syscalls = [e for e in syscalls(ev, g) if e.stack[:1] == [call]]
+            self.assertEqual(waits_as_syscalls, [], "%s: a readiness wait is not a system call; %s"
                              % (fn, self.where(run)))
 
     def period_check_stat_json(self, period):
@@ -68,7 +71,8 @@ class ReadinessTest(_IOProgram, gtlib.TracedTestCase):
             self.assertTrue(0.15 <= got <= 0.6, "%s: %.3f s of %s, want ~0.2 s\n%s" % (fn, got, reason, where))
             if reason != "network":
                 self.assertEqual(t["blocked"].get("network", 0), 0.0, "%s is no network wait\n%s" % (fn, where))
-            self.assertEqual(t["syscall"], 0.0, "%s\n%s" % (fn, where))
+            # no wait counted as a system call: at most a preempted read after it
+            self.assertLess(t["syscall"], 0.01, "%s\n%s" % (fn, where))
             self.assertLess(t["running"], 0.05, "%s runs while it waits\n%s" % (fn, where))
 
     def period_check_network_profile_holds_only_socket_and_pipe_waits(self, period):
