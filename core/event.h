@@ -109,7 +109,7 @@ static inline uint64_t gt_wake_open_ts(const struct gt_waker *w, uint64_t uts)
 static inline void gt_event_woken(struct section *s, uint64_t uts, uint64_t now, const struct gt_waker *w)
 {
 	struct gt_thread *t = s->t;
-	uint64_t at = w && w->n ? gt_wake_ins_attach(s, w, uts) : 0;
+	uint64_t at = w && w->n ? gt_wake_ins_attach(s->b, s->gen, t->g, &t->g_seq, w, uts) : 0;
 	if (at) {
 		/* Strictly after the GoUnblock: Go's readers (1.23 and 1.27)
 		 * try the earliest event of each M, and when the earliest

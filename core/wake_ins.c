@@ -63,9 +63,8 @@ void gt_wake_ins_reset(uint64_t gen)
  * full (then the shared slabs serve). */
 #define OWN_NODE_KEEP 128 /* bytes the section still writes after the attach, and more */
 
-static struct gt_wake_ins *own_node(struct section *s)
+static struct gt_wake_ins *own_node(struct gt_batch *b)
 {
-	struct gt_batch *b = s->b;
 	uintptr_t end = (uintptr_t)(b->mem + b->end);
 	uintptr_t at = (end - sizeof(struct gt_wake_ins)) & ~(uintptr_t)(_Alignof(struct gt_wake_ins) - 1);
 	if (end < sizeof(struct gt_wake_ins) || at < (uintptr_t)(b->mem + b->len) + OWN_NODE_KEEP)
@@ -74,22 +73,22 @@ static struct gt_wake_ins *own_node(struct section *s)
 	return (struct gt_wake_ins *)at;
 }
 
-uint64_t gt_wake_ins_attach(struct section *s, const struct gt_waker *w, uint64_t uts)
+uint64_t gt_wake_ins_attach(struct gt_batch *b, uint64_t gen, uint64_t g, uint64_t *g_seq, const struct gt_waker *w,
+			    uint64_t uts)
 {
 	const struct gt_wake_mark *m = &w->mark;
-	if (!w->n || m->gen == 0 || (uint32_t)m->gen != (uint32_t)s->gen || !m->chunk)
+	if (!w->n || m->gen == 0 || (uint32_t)m->gen != (uint32_t)gen || !m->chunk)
 		return 0;
-	struct gt_wake_ins *n = own_node(s);
-	if (!n && !(n = node_alloc(s->gen)))
+	struct gt_wake_ins *n = own_node(b);
+	if (!n && !(n = node_alloc(gen)))
 		return 0;
-	struct gt_thread *t = s->t;
 	n->off = m->off;
 	n->last_ts = m->last_ts;
 	n->ts = uts > m->last_ts ? uts : m->last_ts;
 	if (n->ts == 0)
 		n->ts = 1; /* 0 means "not attached" to the caller */
-	n->g = t->g;
-	n->seq = ++t->g_seq; /* the waiter's own counter (invariant 3) */
+	n->g = g;
+	n->seq = ++*g_seq; /* the waiter's own counter (invariant 3) */
 	n->stk = m->stk;
 	_Atomic(struct gt_wake_ins *) *head = &m->chunk->ins;
 	struct gt_wake_ins *old = atomic_load_explicit(head, memory_order_relaxed);

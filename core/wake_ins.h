@@ -29,7 +29,6 @@
 
 #include "chunk.h"
 #include "gen_out.h"
-#include "section.h"
 #include "wake.h"
 
 struct gt_wake_ins {
@@ -40,14 +39,16 @@ struct gt_wake_ins {
 	uint64_t g, seq, stk;
 };
 
-/* gt_wake_ins_attach: inside the waiter's section s, if w names a marked
- * release of s's generation, assigns the waiter's next G seq to a
- * GoUnblock at uts (clamped to the mark's time) and attaches it to the
- * releaser's chunk. Returns the GoUnblock's time when attached (the caller
+/* gt_wake_ins_attach: inside the waiter's write section of generation gen
+ * (b: its open batch; g, g_seq: its goroutine and that goroutine's seq
+ * counter), if w names a marked release of gen, assigns the waiter's next
+ * G seq to a GoUnblock at uts (clamped to the mark's time) and attaches it
+ * to the releaser's chunk. Returns the GoUnblock's time when attached (the caller
  * then writes only its GoStart, strictly later: see gt_event_woken), 0
  * otherwise (no mark, another generation, no memory: the caller writes its
  * own GoUnblock as before). */
-uint64_t gt_wake_ins_attach(struct section *s, const struct gt_waker *w, uint64_t uts);
+uint64_t gt_wake_ins_attach(struct gt_batch *b, uint64_t gen, uint64_t g, uint64_t *g_seq, const struct gt_waker *w,
+			    uint64_t uts);
 
 /* gt_wake_ins_write appends chunk c's batch to o, split around its
  * insertions (if any). At the switch, under gt.advance_lock. */
