@@ -56,28 +56,13 @@ static void heap_help(FILE *out)
 static int write_profile(const struct tool_heap *h, const char *name, const char *path)
 {
 	struct tool_pprof p;
-	char err[256];
 	if (tool_heap_pprof(h, name, &p)) {
 		fprintf(stderr, "gotrace heap: out of memory while building the profile\n");
 		return -1;
 	}
-	FILE *f = fopen(path, "wb");
-	if (!f) {
-		fprintf(stderr, "gotrace heap: cannot create %s: %s\n", path, strerror(errno));
-		tool_pprof_free(&p);
-		return -1;
-	}
-	int rc = tool_gzip_write(f, p.out.buf, p.out.len, err, sizeof err);
+	int rc = tool_gzip_save("heap", path, p.out.buf, p.out.len);
 	tool_pprof_free(&p);
-	if (fclose(f) != 0 && rc == 0) {
-		snprintf(err, sizeof err, "write error: %s", strerror(errno));
-		rc = -1;
-	}
-	if (rc) {
-		fprintf(stderr, "gotrace heap: %s: %s\n", path, err);
-		return -1;
-	}
-	return 0;
+	return rc;
 }
 
 static int heap_main(int argc, char **argv)

@@ -12,6 +12,7 @@
 #include "tools/gzip.h"
 #include "tools/mutex_report.h"
 #include "tools/replay_cmd.h"
+#include "tools/stat_load.h"
 
 #define USAGE "gotrace mutex [-pprof OUT.pb.gz] [-top N] TRACE"
 #define DEFAULT_TOP 10
@@ -45,28 +46,13 @@ static void mutex_help(FILE *out)
 static int write_profile(const struct tool_stat *s, const char *name, const char *path)
 {
 	struct tool_pprof p;
-	char err[256];
 	if (tool_mutex_pprof(s, name, &p)) {
 		fprintf(stderr, "gotrace mutex: out of memory while building the profile\n");
 		return -1;
 	}
-	FILE *f = fopen(path, "wb");
-	if (!f) {
-		fprintf(stderr, "gotrace mutex: cannot create %s: %s\n", path, strerror(errno));
-		tool_pprof_free(&p);
-		return -1;
-	}
-	int rc = tool_gzip_write(f, p.out.buf, p.out.len, err, sizeof err);
+	int rc = tool_gzip_save("mutex", path, p.out.buf, p.out.len);
 	tool_pprof_free(&p);
-	if (fclose(f) != 0 && rc == 0) {
-		snprintf(err, sizeof err, "write error: %s", strerror(errno));
-		rc = -1;
-	}
-	if (rc) {
-		fprintf(stderr, "gotrace mutex: %s: %s\n", path, err);
-		return -1;
-	}
-	return 0;
+	return rc;
 }
 
 static int mutex_main(int argc, char **argv)
@@ -80,27 +66,12 @@ static int mutex_main(int argc, char **argv)
 	if (!f)
 		return status;
 	const char *name = f == stdin ? "(standard input)" : path;
-	struct tool_stat *s = malloc(sizeof *s);
-	if (!s || tool_stat_init(s)) {
-		fprintf(stderr, "gotrace mutex: out of memory\n");
-		if (s)
-			tool_stat_free(s);
-		free(s);
-		if (f != stdin)
-			fclose(f);
-		return 1;
-	}
-	bool empty = tool_replay_empty(f);
-	bool failed = !empty && tool_stat_read(s, f) != 0;
-	if (f != stdin)
-		fclose(f);
-	if (empty || s->gens == 0) {
-		int rc = tool_replay_no_generation("mutex", name, empty, s->version, failed ? s->err : NULL);
-		tool_stat_free(s);
-		free(s);
+	bool failed;
+	int rc;
+	struct tool_stat *s = tool_stat_load("mutex", f, name, &failed, &rc);
+	if (!s)
 		return rc;
-	}
-	int rc = failed;
+	rc = failed;
 	if (failed)
 		printf("(the trace is truncated or malformed after generation %llu; this profile covers\n"
 		       " its complete generations only)\n\n",
@@ -112,8 +83,7 @@ static int mutex_main(int argc, char **argv)
 		rc = 1;
 	if (failed)
 		fprintf(stderr, "gotrace mutex: %s: %s\n", name, s->err);
-	tool_stat_free(s);
-	free(s);
+	tool_stat_drop(s);
 	return rc;
 }
 

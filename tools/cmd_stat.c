@@ -9,6 +9,7 @@
 
 #include "tools/cmd.h"
 #include "tools/replay_cmd.h"
+#include "tools/stat_load.h"
 #include "tools/stat_acct.h"
 #include "tools/stat_report.h"
 
@@ -58,29 +59,12 @@ static int stat_main(int argc, char **argv)
 	if (!f)
 		return status;
 	const char *name = f == stdin ? "(standard input)" : path;
-	struct tool_stat *s = malloc(sizeof *s);
-	if (!s || tool_stat_init(s)) {
-		fprintf(stderr, "gotrace stat: out of memory\n");
-		if (s)
-			tool_stat_free(s);
-		free(s);
-		if (f != stdin)
-			fclose(f);
-		return 1;
-	}
-	bool empty = tool_replay_empty(f);
-	bool failed = !empty && tool_stat_read(s, f) != 0;
-	if (f != stdin)
-		fclose(f);
-
-	if (empty || s->gens == 0) {
-		/* Nothing to summarize: one line, no empty tables. */
-		int rc = tool_replay_no_generation("stat", name, empty, s->version, failed ? s->err : NULL);
-		tool_stat_free(s);
-		free(s);
+	bool failed;
+	int rc;
+	struct tool_stat *s = tool_stat_load("stat", f, name, &failed, &rc);
+	if (!s)
 		return rc;
-	}
-	int rc = failed;
+	rc = failed;
 	if (json) {
 		if (tool_stat_json(stdout, s, name, top, failed ? s->err : NULL)) {
 			fflush(stdout);
@@ -101,8 +85,7 @@ static int stat_main(int argc, char **argv)
 	}
 	if (failed)
 		fprintf(stderr, "gotrace stat: %s: %s\n", name, s->err);
-	tool_stat_free(s);
-	free(s);
+	tool_stat_drop(s);
 	return rc;
 }
 

@@ -73,3 +73,21 @@ int tool_gzip_write(FILE *f, const void *in, size_t n, char *err, size_t errlen)
 	}
 	return 0;
 }
+
+int tool_gzip_save(const char *cmd, const char *path, const void *in, size_t n)
+{
+	char err[256];
+	FILE *f = fopen(path, "wb");
+	if (!f) {
+		fprintf(stderr, "gotrace %s: cannot create %s: %s\n", cmd, path, strerror(errno));
+		return -1;
+	}
+	int rc = tool_gzip_write(f, in, n, err, sizeof err);
+	if (fclose(f) != 0 && rc == 0) {
+		snprintf(err, sizeof err, "write error: %s", strerror(errno));
+		rc = -1;
+	}
+	if (rc)
+		fprintf(stderr, "gotrace %s: %s: %s\n", cmd, path, err);
+	return rc;
+}

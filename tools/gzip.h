@@ -14,4 +14,9 @@ int tool_gzip(const void *in, size_t n, uint8_t **out, size_t *outlen);
  * or -1 with a message in err. */
 int tool_gzip_write(FILE *f, const void *in, size_t n, char *err, size_t errlen);
 
+/* tool_gzip_save creates the file path holding in[0..n) compressed (a
+ * profile). Returns 0, or -1 after one line on stderr naming the command
+ * ("gotrace CMD: ...") and what went wrong. */
+int tool_gzip_save(const char *cmd, const char *path, const void *in, size_t n);
+
 #endif
