@@ -139,6 +139,15 @@ class StressNgTest(_TortureCase):
         argv += ["--temp-path", self.dir]
         pattern = self.path("st.%p.trace")
         plain, traced = self.both(argv, pattern, period="100ms", timeout=90)
+        if traced.returncode != plain.returncode:
+            # once seen: the UNtraced run ended 3 (stress-ng's "no resource")
+            # on a loaded machine while the traced one succeeded; the two are
+            # run again, and must then agree
+            note("stress-ng --%s: exit status traced %s, untraced %s; running both again\n%s",
+                 name, traced.returncode, plain.returncode, plain.describe())
+            for f in glob.glob(self.path("st.*.trace*")):
+                os.unlink(f)
+            plain, traced = self.both(argv, pattern, period="100ms", timeout=90)
         self.assert_same(plain, traced)
         ok = "successful run completed"
         self.assertIn(ok, plain.stderr, plain.describe())
