@@ -16,10 +16,14 @@ struct holder {
 };
 
 /* find looks tid up among the registered threads. reg_lock is taken by no
- * thread inside a write section (tracer.h), and the caller is in none. */
-static int find(int tid, struct holder *h)
+ * thread inside a write section (tracer.h), and the caller is in none. The
+ * caller's `inside` is raised while the lock is held: a signal handler
+ * that interrupts it and waits for a contended mutex passes straight
+ * through (gt_enter), instead of taking reg_lock again on this thread. */
+static int find(struct gt_thread *self, int tid, struct holder *h)
 {
 	int found = 0;
+	self->inside++;
 	gt_lock(&gt.reg_lock);
 	for (struct gt_thread *t = gt.threads; t; t = t->next) {
 		if (t->m != (uint64_t)tid)
@@ -33,6 +37,7 @@ static int find(int tid, struct holder *h)
 		break;
 	}
 	gt_unlock(&gt.reg_lock);
+	self->inside--;
 	return found;
 }
 
@@ -67,7 +72,7 @@ void gt_holder_note(struct gt_thread *t, int tid, uintptr_t site)
 		return;
 	int saved = errno;
 	struct holder h;
-	if (find(tid, &h)) {
+	if (find(t, tid, &h)) {
 		char buf[96];
 		struct text x = { buf, 0, sizeof buf };
 		put(&x, "held by G", 9);
