@@ -2,7 +2,9 @@
  * (encoder/writer.h) as libgotrace.so writes them, each thread a goroutine
  * with its own M and P: the accounting (samples per site and thread, the
  * stated rate), the ranking `gotrace cpu` prints (flat, cum, thread
- * groups), the pprof profile's content, and stat's "CPU samples" section. */
+ * groups), the pprof profile's content, and stat's "CPU samples" section.
+ * The trace is in the 1.23 format, which Go 1.23 and 1.27 both accept
+ * (GOTRACE_TEST_CPU_DUMP=FILE keeps it: gtcheck FILE). */
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
@@ -115,7 +117,7 @@ static void cpu_batch(struct hx *t, const struct sample *s, size_t n)
 static struct tool_stat *read_trace(bool no_ident, bool with_samples)
 {
 	struct hx t;
-	hx_begin(&t, mem, sizeof mem, GT_FORMAT_26);
+	hx_begin(&t, mem, sizeof mem, GT_FORMAT_23); /* Go 1.23 reads it too */
 	hx_sync(&t, 1, 0);
 	hx_strings(&t, 1, 1, &str_text[1], no_ident ? S_IDENT - 1 : NSTR - 1);
 	events(&t, prologue, sizeof prologue / sizeof prologue[0], M1);
@@ -133,6 +135,14 @@ static struct tool_stat *read_trace(bool no_ident, bool with_samples)
 	}
 	hx_end_gen(&t);
 	cr_assert(!t.full);
+	/* GOTRACE_TEST_CPU_DUMP=FILE keeps the trace for the Go parsers (gtcheck FILE). */
+	const char *dump = getenv("GOTRACE_TEST_CPU_DUMP");
+	if (dump && !no_ident && with_samples) {
+		FILE *d = fopen(dump, "wb");
+		cr_assert_not_null(d);
+		cr_assert_eq(fwrite(t.buf, 1, t.len, d), t.len);
+		fclose(d);
+	}
 	struct tool_stat *s = malloc(sizeof *s);
 	cr_assert(s && tool_stat_init(s) == 0);
 	FILE *f = hx_file(&t);
