@@ -85,6 +85,8 @@ build/obj/unit/test/unit/test_stat_sources.o: $(wildcard tools/stat_*.c tools/st
 
 build/obj/unit/test/unit/test_mutex_sources.o: $(wildcard tools/mutex_*.c tools/mutex_*.h tools/stat_acct.h tools/stat_site.h)
 
+build/obj/unit/test/unit/test_cpu_sources.o: $(wildcard tools/cpu_*.c tools/cpu_*.h tools/stat_acct.h tools/stat_site.h tools/mutex_report.h)
+
 build/obj/unit/test/unit/test_run_sources.o: $(wildcard tools/ident.* tools/outname.* tools/probe.* tools/run_report.* tools/units.*)
 
 build/unit-tests: $(UNIT_OBJ)

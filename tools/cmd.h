@@ -40,6 +40,7 @@ extern const struct tool_command tool_cmd_run;
 extern const struct tool_command tool_cmd_heap;
 extern const struct tool_command tool_cmd_stat;
 extern const struct tool_command tool_cmd_mutex;
+extern const struct tool_command tool_cmd_cpu;
 extern const struct tool_command tool_cmd_help;
 
 /* The table `gotrace help` lists and gotrace.c dispatches through

@@ -14,6 +14,7 @@ const struct tool_command *const tool_commands[] = {
 	&tool_cmd_heap,
 	&tool_cmd_stat,
 	&tool_cmd_mutex,
+	&tool_cmd_cpu,
 	&tool_cmd_help,
 	NULL,
 };

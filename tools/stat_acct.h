@@ -44,6 +44,7 @@
 #include <stdio.h>
 
 #include "encoder/reader.h"
+#include "tools/cpu_acct.h"
 #include "tools/gen_tables.h"
 #include "tools/heap_acct.h"
 #include "tools/heap_map.h"
@@ -150,6 +151,9 @@ struct tool_stat {
 	struct tool_mutex mutex;
 	uint32_t str_mutex, str_rwlock, str_holder, str_wakeup;
 
+	/* The CPU profile samples (tools/cpu_acct.h). */
+	struct tool_cpu cpu;
+
 	char err[TOOL_STAT_ERR];
 };
 
@@ -173,6 +177,11 @@ int tool_stat_end(struct tool_stat *s);
  * error. Returns 0, or -1 with s->err (the reader's message, with the
  * offset). */
 int tool_stat_read(struct tool_stat *s, FILE *f);
+
+/* tool_stat_cpu_gen charges the ending generation's CPU samples to their
+ * sites and goroutines (cpu_acct.c), after its events were replayed and
+ * before its tables are dropped. Returns 0, or -1 with s->err. */
+int tool_stat_cpu_gen(struct tool_stat *s);
 
 /* The state machine (stat_acct.c). */
 

@@ -45,6 +45,7 @@ int tool_stat_init(struct tool_stat *s)
 		s->heap = NULL;
 	}
 	tool_mutex_init(&s->mutex);
+	tool_cpu_init(&s->cpu);
 	if (tool_sites_init(&s->sites))
 		return tool_stat_oom(s);
 	static const char *const names[] = { "sync.mutex", "sync.rwlock", "gotrace.holder", "kernel.wakeup" };
@@ -62,6 +63,7 @@ void tool_stat_free(struct tool_stat *s)
 		tool_hmap_free(maps[i]);
 	tool_sites_free(&s->sites);
 	tool_mutex_free(&s->mutex);
+	tool_cpu_free(&s->cpu);
 	tool_gen_free(&s->tables);
 	tool_replay_free(&s->replay);
 	if (s->heap) {
@@ -78,13 +80,16 @@ void tool_stat_free(struct tool_stat *s)
 /* ---- batches ---- */
 
 /* fresh_string sees each new string of a generation: the process identity
- * and the sampling statement are in every generation; the first is kept. */
+ * (with the CPU sampling rate) and the heap sampling statement are in every
+ * generation; the first is kept. */
 static void fresh_string(void *ctx, const void *data, size_t len)
 {
 	struct tool_stat *s = ctx;
 	if (!s->have_ident && tool_ident_parse(data, len, &s->ident))
 		s->have_ident = true;
-	uint64_t mean;
+	uint64_t mean, hz;
+	if (!s->cpu.hz && tool_cpu_parse_hz(data, len, &hz))
+		s->cpu.hz = hz;
 	if (!s->heap_sample_bytes && tool_heap_sample_parse(data, len, &mean))
 		s->heap_sample_bytes = mean;
 }
@@ -111,6 +116,7 @@ static void drop_gen(struct tool_stat *s)
 {
 	tool_gen_clear(&s->tables);
 	tool_replay_clear(&s->replay);
+	tool_cpu_clear_gen(&s->cpu);
 	s->gen_open = false;
 }
 
@@ -122,6 +128,8 @@ static int end_gen(struct tool_stat *s)
 		s->g_freq = s->freq;
 	s->freq = s->g_freq;
 	if (failed(s, tool_replay_merge(&s->replay, s->gen, emit_event, s, s->err, sizeof s->err)))
+		return -1;
+	if (tool_stat_cpu_gen(s))
 		return -1;
 	s->events += s->replay.events;
 	if (s->gens++ == 0)
@@ -153,7 +161,8 @@ int tool_stat_batch(struct tool_stat *s, const struct gt_rbatch *b)
 	case GT_BATCH_STRINGS: return failed(s, tool_gen_read_strings(&s->tables, b, fresh_string, s, err, errsz));
 	case GT_BATCH_STACKS: return failed(s, tool_gen_read_stacks(&s->tables, b, err, errsz));
 	case GT_BATCH_SYNC: return read_sync(s, b);
-	default: return 0; /* CPU samples, experimental batches: nothing to count */
+	case GT_BATCH_CPU_SAMPLES: return failed(s, tool_cpu_batch(&s->cpu, b, err, errsz));
+	default: return 0; /* experimental batches: nothing to count */
 	}
 }
 

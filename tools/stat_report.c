@@ -2,6 +2,7 @@
  * (stat_report.h). */
 #include "units.h"
 #include "tools/stat_report.h"
+#include "tools/cpu_report.h"
 #include "tools/mutex_report.h"
 #include "tools/stat_site.h"
 
@@ -439,7 +440,8 @@ int tool_stat_report(FILE *out, const struct tool_stat *s, const char *name, uns
 	print_sites(out, &v, top, true);
 	print_sites(out, &v, top, false);
 	view_free(&v);
-	return tool_mutex_stat_text(out, s, top);
+	int rc_mutex = tool_mutex_stat_text(out, s, top);
+	return tool_cpu_stat_text(out, s, top) ? -1 : rc_mutex;
 }
 
 /* ---- JSON ---- */
@@ -615,6 +617,9 @@ int tool_stat_json(FILE *out, const struct tool_stat *s, const char *name, unsig
 	fprintf(out, ",\n");
 	if (tool_mutex_stat_json(out, s, top))
 		fprintf(out, "  \"lock_holders\": null");
+	fprintf(out, ",\n");
+	if (tool_cpu_stat_json(out, s, top))
+		fprintf(out, "  \"cpu\": null");
 	fprintf(out, "\n}\n");
 	view_free(&v);
 	return 0;

@@ -1,0 +1,3 @@
+module cpuprof_go
+
+go 1.23
