@@ -79,13 +79,13 @@ build/obj/unit/core/%.o: core/%.c $(wildcard */*.h)
 
 # test_heap_sources.c includes the heap tool's modules (tools/ is not linked
 # into the unit tests).
-build/obj/unit/test/unit/test_heap_sources.o: $(wildcard tools/heap_*.c tools/heap_*.h tools/gen_tables.c tools/gen_tables.h tools/replay.c tools/replay.h tools/pprof.c tools/pprof.h tools/gzip.c tools/gzip.h)
+build/obj/unit/test/unit/test_heap_sources.o: $(wildcard tools/heap_*.c tools/heap_*.h tools/gen_tables.c tools/gen_tables.h tools/replay.c tools/replay.h tools/pprof.c tools/pprof.h tools/gzip.c tools/gzip.h tools/site_pprof.c tools/site_pprof.h)
 
-build/obj/unit/test/unit/test_stat_sources.o: $(wildcard tools/stat_*.c tools/stat_*.h tools/gen_tables.h tools/replay.h tools/ident.h)
+build/obj/unit/test/unit/test_stat_sources.o: $(wildcard tools/stat_*.c tools/stat_*.h tools/gen_tables.h tools/replay.h tools/ident.h tools/rank_list.c tools/rank_list.h)
 
-build/obj/unit/test/unit/test_mutex_sources.o: $(wildcard tools/mutex_*.c tools/mutex_*.h tools/stat_acct.h tools/stat_site.h)
+build/obj/unit/test/unit/test_mutex_sources.o: $(wildcard tools/mutex_*.c tools/mutex_*.h tools/stat_acct.h tools/stat_site.h tools/rank_list.h tools/site_pprof.h)
 
-build/obj/unit/test/unit/test_cpu_sources.o: $(wildcard tools/cpu_*.c tools/cpu_*.h tools/stat_acct.h tools/stat_site.h tools/mutex_report.h)
+build/obj/unit/test/unit/test_cpu_sources.o: $(wildcard tools/cpu_*.c tools/cpu_*.h tools/stat_acct.h tools/stat_site.h tools/mutex_report.h tools/rank_list.h tools/site_pprof.h)
 
 build/obj/unit/test/unit/test_run_sources.o: $(wildcard tools/ident.* tools/outname.* tools/probe.* tools/run_report.* tools/units.*)
 

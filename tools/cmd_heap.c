@@ -1,6 +1,7 @@
 /* cmd_heap.c — `gotrace heap`: heap profile and leak report of a trace's
  * AllocFree events (docs/heap.md). The work is in heap_acct.c (accounting),
- * heap_report.c (text) and heap_pprof.c (profile). */
+ * heap_report.c (text) and heap_pprof.c (profile), written as the other
+ * profiles are (profile_cmd.c). */
 #include <errno.h>
 #include <getopt.h>
 #include <stdbool.h>
@@ -8,9 +9,9 @@
 #include <string.h>
 
 #include "tools/cmd.h"
-#include "tools/replay_cmd.h"
-#include "tools/gzip.h"
 #include "tools/heap_report.h"
+#include "tools/profile_cmd.h"
+#include "tools/replay_cmd.h"
 
 #define USAGE "gotrace heap [-pprof OUT.pb.gz] [-top N] TRACE"
 #define DEFAULT_TOP 10
@@ -53,18 +54,6 @@ static void heap_help(FILE *out)
 }
 
 
-static int write_profile(const struct tool_heap *h, const char *name, const char *path)
-{
-	struct tool_pprof p;
-	if (tool_heap_pprof(h, name, &p)) {
-		fprintf(stderr, "gotrace heap: out of memory while building the profile\n");
-		return -1;
-	}
-	int rc = tool_gzip_save("heap", path, p.out.buf, p.out.len);
-	tool_pprof_free(&p);
-	return rc;
-}
-
 static int heap_main(int argc, char **argv)
 {
 	static const struct tool_replay_cmd args = { "heap", USAGE, &tool_cmd_heap, "sites", true, "pprof", true };
@@ -105,8 +94,12 @@ static int heap_main(int argc, char **argv)
 		       (unsigned long long)h->last_gen);
 	tool_heap_report(stdout, h, name, top);
 	fflush(stdout);
-	if (pprof && write_profile(h, name, pprof))
-		rc = 1;
+	if (pprof) {
+		struct tool_pprof p;
+		int built = tool_heap_pprof(h, name, &p);
+		if (tool_profile_save("heap", pprof, &p, built))
+			rc = 1;
+	}
 	if (failed) {
 		fprintf(stderr, "gotrace heap: %s: %s\n", name, h->err);
 		rc = 1;

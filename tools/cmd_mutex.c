@@ -1,18 +1,11 @@
 /* cmd_mutex.c — `gotrace mutex`: the mutex profile of a trace, with Go's
  * semantics (tools/mutex_acct.h): who held the locks others waited for,
- * and where they released them. Reads the trace as `gotrace stat` does
- * (stat_read.c, stat_acct.c); prints mutex_report.c's lists and writes
- * mutex_pprof.c's profile. */
-#include <errno.h>
-#include <stdbool.h>
-#include <stdlib.h>
-#include <string.h>
-
+ * and where they released them. The command's body is profile_cmd.c's
+ * (the trace read as `gotrace stat` reads it); it prints mutex_report.c's
+ * lists and writes mutex_pprof.c's profile. */
 #include "tools/cmd.h"
-#include "tools/gzip.h"
 #include "tools/mutex_report.h"
-#include "tools/replay_cmd.h"
-#include "tools/stat_load.h"
+#include "tools/profile_cmd.h"
 
 #define USAGE "gotrace mutex [-pprof OUT.pb.gz] [-top N] TRACE"
 #define DEFAULT_TOP 10
@@ -43,48 +36,10 @@ static void mutex_help(FILE *out)
 		     "  go tool pprof -top mutex.pb.gz\n");
 }
 
-static int write_profile(const struct tool_stat *s, const char *name, const char *path)
-{
-	struct tool_pprof p;
-	if (tool_mutex_pprof(s, name, &p)) {
-		fprintf(stderr, "gotrace mutex: out of memory while building the profile\n");
-		return -1;
-	}
-	int rc = tool_gzip_save("mutex", path, p.out.buf, p.out.len);
-	tool_pprof_free(&p);
-	return rc;
-}
-
 static int mutex_main(int argc, char **argv)
 {
 	static const struct tool_replay_cmd args = { "mutex", USAGE, &tool_cmd_mutex, "entries", false, "pprof", true };
-	const char *pprof = NULL;
-	unsigned top = DEFAULT_TOP;
-	const char *path = NULL;
-	int status;
-	FILE *f = tool_replay_args(&args, argc, argv, &top, &pprof, NULL, &path, &status);
-	if (!f)
-		return status;
-	const char *name = f == stdin ? "(standard input)" : path;
-	bool failed;
-	int rc;
-	struct tool_stat *s = tool_stat_load("mutex", f, name, &failed, &rc);
-	if (!s)
-		return rc;
-	rc = failed;
-	if (failed)
-		printf("(the trace is truncated or malformed after generation %llu; this profile covers\n"
-		       " its complete generations only)\n\n",
-		       (unsigned long long)s->last_gen);
-	if (tool_mutex_report(stdout, s, name, top))
-		rc = 1;
-	fflush(stdout);
-	if (pprof && write_profile(s, name, pprof))
-		rc = 1;
-	if (failed)
-		fprintf(stderr, "gotrace mutex: %s: %s\n", name, s->err);
-	tool_stat_drop(s);
-	return rc;
+	return tool_profile_cmd_main(&args, DEFAULT_TOP, tool_mutex_report, tool_mutex_pprof, argc, argv);
 }
 
 const struct tool_command tool_cmd_mutex = {

@@ -5,19 +5,12 @@
 #include <string.h>
 
 #include "tools/mutex_report.h"
+#include "tools/rank_list.h"
 #include "tools/stat_site.h"
 
 typedef unsigned long long ull;
 
 #define DUR(ns) tool_stat_format_duration((ns), (char[24]){ 0 }, 24)
-
-/* func_key: a frame's function (its name string), or the frame itself
- * when unnamed. */
-static uint64_t func_key(const struct tool_stat *s, uint32_t frame)
-{
-	const struct tool_hframe *f = &s->sites.frames[frame];
-	return tool_sites_strlen(&s->sites, f->func) ? f->func : 1ull << 32 | frame;
-}
 
 /* group_key: the start function of a thread as `gotrace stat` groups
  * threads (its name string, an unnamed frame, or UINT64_MAX: unknown). */
@@ -28,8 +21,7 @@ static uint64_t group_key(const struct tool_stat *s, uint32_t thread)
 	const struct tool_sthread *t = &s->th[thread];
 	if (t->func == TOOL_STAT_NONE)
 		return UINT64_MAX;
-	const struct tool_hframe *f = &s->sites.frames[t->func];
-	return tool_sites_strlen(&s->sites, f->func) ? f->func : 1ull << 32 | t->func;
+	return tool_func_key(s, t->func);
 }
 
 static int cmp_funcs(const void *a, const void *b)
@@ -65,25 +57,16 @@ static int add_site(const struct tool_stat *s, struct tool_cfunc **rows, size_t 
 	const struct tool_hsite *h = &s->sites.sites[site];
 	const uint32_t *fr = tool_sites_site_frames(&s->sites, site);
 	for (uint32_t k = 0; k < h->nframes; k++) {
-		uint64_t key = func_key(s, fr[k]);
-		bool seen = false; /* cum counts a function once per stack */
-		for (uint32_t j = 0; j < k && !seen; j++)
-			seen = func_key(s, fr[j]) == key;
-		if (seen)
+		if (tool_stack_has(s, fr, k)) /* cum counts a function once per stack */
 			continue;
+		uint64_t key = tool_func_key(s, fr[k]);
 		bool fresh;
-		struct tool_hmap_entry *e = tool_hmap_put(index, key, &fresh);
-		if (!e)
+		long at = tool_rank_row(rows, n, cap, sizeof **rows, index, key, &fresh);
+		if (at < 0)
 			return -1;
-		if (fresh) {
-			if (tool_grow(rows, cap, *n + 1, sizeof **rows)) {
-				tool_hmap_del(index, key, NULL);
-				return -1;
-			}
-			e->val = *n;
-			(*rows)[(*n)++] = (struct tool_cfunc){ .key = key, .frame = fr[k] };
-		}
-		struct tool_cfunc *f = &(*rows)[e->val];
+		struct tool_cfunc *f = &(*rows)[at];
+		if (fresh)
+			*f = (struct tool_cfunc){ .key = key, .frame = fr[k] };
 		f->cum += count;
 		if (k == 0)
 			f->flat += count;
@@ -121,27 +104,19 @@ int tool_cpu_view_build(struct tool_cpu_view *v, const struct tool_stat *s)
 		if (add_site(s, &v->funcs, &v->nfuncs, &capf, &ifn, cs->site, cs->count))
 			goto out;
 		bool fresh;
-		struct tool_hmap_entry *e = tool_hmap_put(&ith, cs->thread, &fresh);
-		if (!e)
+		long at = tool_rank_row(&v->threads, &v->nthreads, &capt, sizeof *v->threads, &ith, cs->thread, &fresh);
+		if (at < 0)
 			goto out;
-		if (fresh) {
-			if (tool_grow(&v->threads, &capt, v->nthreads + 1, sizeof *v->threads))
-				goto out;
-			e->val = v->nthreads;
-			v->threads[v->nthreads++] = (struct tool_cthread){ .thread = cs->thread };
-		}
-		v->threads[e->val].samples += cs->count;
+		if (fresh)
+			v->threads[at].thread = cs->thread;
+		v->threads[at].samples += cs->count;
 		uint64_t gk = group_key(s, cs->thread);
-		e = tool_hmap_put(&igr, gk, &fresh);
-		if (!e)
+		at = tool_rank_row(&v->groups, &v->ngroups, &capg, sizeof *v->groups, &igr, gk, &fresh);
+		if (at < 0)
 			goto out;
-		if (fresh) {
-			if (tool_grow(&v->groups, &capg, v->ngroups + 1, sizeof *v->groups))
-				goto out;
-			e->val = v->ngroups;
-			v->groups[v->ngroups++] = (struct tool_cgroup){ .key = gk, .first = cs->thread };
-		}
-		struct tool_cgroup *g = &v->groups[e->val];
+		struct tool_cgroup *g = &v->groups[at];
+		if (fresh)
+			*g = (struct tool_cgroup){ .key = gk, .first = cs->thread };
 		g->samples += cs->count;
 		if (cs->thread < g->first)
 			g->first = cs->thread;
@@ -198,16 +173,6 @@ const char *tool_cpu_thread_name(const struct tool_stat *s, uint32_t thread, cha
 	return buf;
 }
 
-static size_t shown(size_t n, unsigned top)
-{
-	return top && top < n ? top : n;
-}
-
-static double pct(uint64_t part, uint64_t whole)
-{
-	return whole ? 100.0 * (double)part / (double)whole : 0.0;
-}
-
 static const char *func_name(const struct tool_stat *s, const struct tool_cfunc *f, char *buf, size_t len)
 {
 	char pc[32];
@@ -225,7 +190,7 @@ static void print_funcs(FILE *out, const struct tool_stat *s, const struct tool_
 		char buf[TOOL_NAME_MAX_WIDTH + 8];
 		sum += f[i].flat;
 		fprintf(out, "%s%9s %5.1f%% %5.1f%% %9s %5.1f%% %8llu  %s\n", indent, DUR(f[i].flat * per),
-			pct(f[i].flat, total), pct(sum, total), DUR(f[i].cum * per), pct(f[i].cum, total),
+			tool_pct(f[i].flat, total), tool_pct(sum, total), DUR(f[i].cum * per), tool_pct(f[i].cum, total),
 			(ull)f[i].flat, func_name(s, &f[i], buf, sizeof buf));
 	}
 }
@@ -257,23 +222,23 @@ int tool_cpu_report(FILE *out, const struct tool_stat *s, const char *name, unsi
 		fprintf(out, "\n(out of memory: no tables)\n");
 		return -1;
 	}
-	size_t n = shown(v.nfuncs, top);
+	size_t n = tool_list_shown(v.nfuncs, top);
 	fprintf(out, "\nTop functions (%zu of %zu, by flat; flat: sampled there, cum: there or in callees)\n", n,
 		v.nfuncs);
 	print_funcs(out, s, v.funcs, n, c->samples, "  ");
 
-	n = shown(v.nthreads, top);
+	n = tool_list_shown(v.nthreads, top);
 	fprintf(out, "\nThreads (%zu of %zu, most samples first)\n", n, v.nthreads);
 	fprintf(out, "  %9s %6s %8s  %s\n", "cpu", "cpu%", "samples", "thread");
 	for (size_t i = 0; i < n; i++) {
 		char name[3 * TOOL_NAME_MAX_WIDTH];
 		const struct tool_cthread *t = &v.threads[i];
-		fprintf(out, "  %9s %5.1f%% %8llu  %s\n", DUR(t->samples * tool_cpu_period(c)), pct(t->samples, c->samples),
-			(ull)t->samples,
+		fprintf(out, "  %9s %5.1f%% %8llu  %s\n", DUR(t->samples * tool_cpu_period(c)),
+			tool_pct(t->samples, c->samples), (ull)t->samples,
 			t->thread == TOOL_CPU_NONE ? "(no thread)" : tool_mutex_holder_name(s, t->thread, name, sizeof name));
 	}
 
-	n = shown(v.ngroups, top);
+	n = tool_list_shown(v.ngroups, top);
 	fprintf(out, "\nBy thread group (start function; %zu of %zu, most samples first)\n", n, v.ngroups);
 	for (size_t i = 0; i < n; i++) {
 		const struct tool_cgroup *g = &v.groups[i];
@@ -281,8 +246,8 @@ int tool_cpu_report(FILE *out, const struct tool_stat *s, const char *name, unsi
 		fprintf(out, "\n %s: %u thread%s, %llu samples, %s (%.1f%%)\n",
 			tool_clean(tool_cpu_group_name(s, g, pc, sizeof pc), TOOL_NAME_MAX_WIDTH, buf, sizeof buf),
 			g->threads, g->threads == 1 ? "" : "s", (ull)g->samples, DUR(g->samples * tool_cpu_period(c)),
-			pct(g->samples, c->samples));
-		print_funcs(out, s, g->funcs, shown(g->nfuncs, top), c->samples, "  ");
+			tool_pct(g->samples, c->samples));
+		print_funcs(out, s, g->funcs, tool_list_shown(g->nfuncs, top), c->samples, "  ");
 	}
 	tool_cpu_view_free(&v);
 	return 0;
@@ -308,7 +273,7 @@ int tool_cpu_stat_text(FILE *out, const struct tool_stat *s, unsigned top)
 		return -1;
 	fprintf(out, "\nCPU samples (see `gotrace cpu`)\n");
 	print_rate(out, s, " ");
-	size_t n = shown(v.ngroups, top);
+	size_t n = tool_list_shown(v.ngroups, top);
 	fprintf(out, " top functions of each thread group (by flat samples; %zu of %zu groups):\n", n, v.ngroups);
 	uint64_t per = tool_cpu_period(c);
 	for (size_t i = 0; i < n; i++) {
@@ -316,21 +281,16 @@ int tool_cpu_stat_text(FILE *out, const struct tool_stat *s, unsigned top)
 		char pc[32], buf[TOOL_NAME_MAX_WIDTH + 8];
 		fprintf(out, "  %s: %u thread%s, %s (%.1f%%)\n",
 			tool_clean(tool_cpu_group_name(s, g, pc, sizeof pc), TOOL_NAME_MAX_WIDTH, buf, sizeof buf),
-			g->threads, g->threads == 1 ? "" : "s", DUR(g->samples * per), pct(g->samples, c->samples));
+			g->threads, g->threads == 1 ? "" : "s", DUR(g->samples * per), tool_pct(g->samples, c->samples));
 		size_t k = stat_funcs(g);
 		for (size_t j = 0; j < k; j++) {
 			const struct tool_cfunc *f = &g->funcs[j];
-			fprintf(out, "    %9s %5.1f%%  %s\n", DUR(f->flat * per), pct(f->flat, c->samples),
+			fprintf(out, "    %9s %5.1f%%  %s\n", DUR(f->flat * per), tool_pct(f->flat, c->samples),
 				func_name(s, f, buf, sizeof buf));
 		}
 	}
 	tool_cpu_view_free(&v);
 	return 0;
-}
-
-static void json_sec(FILE *out, uint64_t ns)
-{
-	fprintf(out, "%llu.%09llu", (ull)(ns / 1000000000u), (ull)(ns % 1000000000u));
 }
 
 int tool_cpu_stat_json(FILE *out, const struct tool_stat *s, unsigned top)
@@ -342,10 +302,10 @@ int tool_cpu_stat_json(FILE *out, const struct tool_stat *s, unsigned top)
 	uint64_t per = tool_cpu_period(c);
 	fprintf(out, "  \"cpu\": {\"samples\": %llu, \"hz\": %llu, \"hz_stated\": %s, \"period\": ", (ull)c->samples,
 		(ull)tool_cpu_rate(c), c->hz ? "true" : "false");
-	json_sec(out, per);
+	tool_json_seconds(out, per);
 	fprintf(out, ", \"cpu_time\": ");
-	json_sec(out, c->samples * per);
-	size_t n = shown(v.ngroups, top);
+	tool_json_seconds(out, c->samples * per);
+	size_t n = tool_list_shown(v.ngroups, top);
 	fprintf(out, ", \"no_thread\": %llu,\n   \"groups\": {\"count\": %zu, \"shown\": %zu, \"list\": [", (ull)c->no_thread,
 		v.ngroups, n);
 	for (size_t i = 0; i < n; i++) {
@@ -357,7 +317,7 @@ int tool_cpu_stat_json(FILE *out, const struct tool_stat *s, unsigned top)
 		else
 			tool_json_string(out, tool_cpu_group_name(s, g, pc, sizeof pc));
 		fprintf(out, ", \"threads\": %u, \"samples\": %llu, \"cpu_time\": ", g->threads, (ull)g->samples);
-		json_sec(out, g->samples * per);
+		tool_json_seconds(out, g->samples * per);
 		fprintf(out, ", \"top\": [");
 		size_t k = stat_funcs(g);
 		for (size_t j = 0; j < k; j++) {

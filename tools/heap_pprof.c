@@ -4,8 +4,8 @@
  * inuse_objects, inuse_space; one sample per allocation site with the
  * allocation function left out of its stack (so `pprof -top` puts the flat
  * cost on the code that allocated, and names the function in the
- * "allocator" label). Every frame is a location with one line; functions
- * are keyed by (name, file), locations by frame and carry its PC.
+ * "allocator" label). Locations and functions are site_pprof.c's
+ * (locations by frame, carrying its PC).
  *
  * A sampled trace gives estimates, as Go's heap profiles under
  * MemProfileRate do: the values are scaled by the weights
@@ -17,61 +17,13 @@
 #include <string.h>
 
 #include "tools/heap_report.h"
-
-#define MAPPING 1 /* the one mapping: every address, already symbolized */
+#include "tools/site_pprof.h"
 
 struct ctx {
 	const struct tool_heap *h;
-	struct tool_pprof *p;
-	int64_t *str;      /* site string index -> profile string index (0: not yet; "" is 0 anyway) */
-	uint64_t *loc;     /* frame index -> location id (0: not yet) */
-	struct tool_hmap funcs; /* name << 32 | file -> function id */
-	uint64_t nfuncs, nlocs;
+	struct tool_site_pprof sp;
 	uint64_t unknown_loc; /* location of the frameless site */
 };
-
-static int64_t str(struct ctx *c, uint32_t i)
-{
-	const struct tool_sites *s = &c->h->sites;
-	if (i == 0 || tool_sites_strlen(s, i) == 0)
-		return 0;
-	if (!c->str[i])
-		c->str[i] = tool_pprof_string(c->p, tool_sites_str(s, i), tool_sites_strlen(s, i));
-	return c->str[i];
-}
-
-static uint64_t function(struct ctx *c, int64_t name, int64_t file)
-{
-	bool fresh;
-	struct tool_hmap_entry *e = tool_hmap_put(&c->funcs, (uint64_t)name << 32 | (uint64_t)file, &fresh);
-	if (!e)
-		return 0;
-	if (fresh) {
-		e->val = ++c->nfuncs;
-		tool_pprof_function(c->p, e->val, name, name, file, 0);
-	}
-	return e->val;
-}
-
-static uint64_t location(struct ctx *c, uint32_t frame)
-{
-	const struct tool_sites *s = &c->h->sites;
-	if (c->loc[frame])
-		return c->loc[frame];
-	const struct tool_hframe *f = &s->frames[frame];
-	int64_t name = str(c, f->func);
-	if (name == 0) { /* unsymbolized: name it by its PC */
-		char buf[32];
-		snprintf(buf, sizeof buf, "0x%llx", (unsigned long long)f->pc);
-		name = tool_pprof_cstring(c->p, buf);
-	}
-	uint64_t fn = function(c, name, str(c, f->file));
-	if (!fn)
-		return 0;
-	c->loc[frame] = ++c->nlocs;
-	tool_pprof_location(c->p, c->loc[frame], MAPPING, f->pc, fn, (int64_t)f->line);
-	return c->loc[frame];
-}
 
 /* value rounds an estimate to a sample value (never negative). */
 static int64_t value(double v)
@@ -89,19 +41,19 @@ static int sample(struct ctx *c, uint32_t site, int64_t k_alloc, int64_t k_bytes
 	const struct tool_hsite *t = &s->sites[site];
 	const uint32_t *fr = tool_sites_site_frames(s, site);
 	unsigned skip = tool_heap_alloc_frames(s, site);
+	struct tool_pprof *p = c->sp.p;
 	uint64_t locs[GT_MAX_FRAMES];
-	size_t n = 0;
-	for (unsigned i = skip; i < t->nframes && n < GT_MAX_FRAMES; i++)
-		if (!(locs[n++] = location(c, fr[i])))
-			return -1;
+	size_t n;
+	if (tool_site_pprof_stack(&c->sp, site, skip, locs, &n))
+		return -1;
 	if (n == 0) {
 		if (!c->unknown_loc) {
-			int64_t name = tool_pprof_cstring(c->p, "(unknown allocation site)");
-			uint64_t fn = function(c, name, 0);
+			int64_t name = tool_pprof_cstring(p, "(unknown allocation site)");
+			uint64_t fn = tool_site_pprof_function(&c->sp, name, 0);
 			if (!fn)
 				return -1;
-			c->unknown_loc = ++c->nlocs;
-			tool_pprof_location(c->p, c->unknown_loc, MAPPING, 0, fn, 0);
+			c->unknown_loc = ++c->sp.nlocs;
+			tool_pprof_location(p, c->unknown_loc, TOOL_SITE_PPROF_MAPPING, 0, fn, 0);
 		}
 		locs[n++] = c->unknown_loc;
 	}
@@ -109,11 +61,13 @@ static int sample(struct ctx *c, uint32_t site, int64_t k_alloc, int64_t k_bytes
 			      value(t->est.live_bytes) };
 	struct tool_pprof_label labels[2];
 	size_t nl = 0;
-	if (skip > 0)
-		labels[nl++] = (struct tool_pprof_label){ .key = k_alloc, .str = str(c, s->frames[fr[skip - 1]].func) };
+	if (skip > 0) {
+		int64_t alloc = tool_site_pprof_str(&c->sp, s->frames[fr[skip - 1]].func);
+		labels[nl++] = (struct tool_pprof_label){ .key = k_alloc, .str = alloc };
+	}
 	if (t->alloc_objects && t->min_size == t->max_size)
 		labels[nl++] = (struct tool_pprof_label){ .key = k_bytes, .num = (int64_t)t->min_size };
-	tool_pprof_sample(c->p, locs, n, values, 4, labels, nl);
+	tool_pprof_sample(p, locs, n, values, 4, labels, nl);
 	return 0;
 }
 
@@ -130,13 +84,9 @@ static int64_t ns(double seconds)
 int tool_heap_pprof(const struct tool_heap *h, const char *name, struct tool_pprof *p)
 {
 	const struct tool_sites *s = &h->sites;
-	struct ctx c = { .h = h, .p = p };
-	tool_pprof_init(p);
-	tool_hmap_init(&c.funcs);
-	c.str = calloc(s->nstrs ? s->nstrs : 1, sizeof *c.str);
-	c.loc = calloc(s->nframes ? s->nframes : 1, sizeof *c.loc);
+	struct ctx c = { .h = h };
 	int rc = -1;
-	if (!c.str || !c.loc)
+	if (tool_site_pprof_init(&c.sp, s, p))
 		goto out;
 
 	static const char *const types[4][2] = {
@@ -163,7 +113,7 @@ int tool_heap_pprof(const struct tool_heap *h, const char *name, struct tool_ppr
 		wall = (int64_t)h->wall_ns - (before < (int64_t)h->wall_ns ? before : 0);
 	}
 	tool_pprof_time(p, wall, ns(h->duration));
-	tool_pprof_mapping(p, MAPPING, 0, UINT64_MAX, tool_pprof_cstring(p, name));
+	tool_pprof_mapping(p, TOOL_SITE_PPROF_MAPPING, 0, UINT64_MAX, tool_pprof_cstring(p, name));
 	if (!h->sampled_gens) {
 		tool_pprof_comment(p, tool_pprof_cstring(p, "gotrace heap: every allocation of the trace, requested sizes"));
 	} else {
@@ -188,9 +138,7 @@ int tool_heap_pprof(const struct tool_heap *h, const char *name, struct tool_ppr
 			goto out;
 	rc = tool_pprof_failed(p) ? -1 : 0;
 out:
-	free(c.str);
-	free(c.loc);
-	tool_hmap_free(&c.funcs);
+	tool_site_pprof_free(&c.sp);
 	if (rc)
 		tool_pprof_free(p);
 	return rc;

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tools/rank_list.h"
 #include "tools/stat_site.h"
 
 typedef unsigned long long ull;
@@ -24,26 +25,12 @@ static int cmp_rows(const void *a, const void *b)
 static struct tool_mrow *row(struct tool_mrow **rows, size_t *n, size_t *cap, struct tool_hmap *index, uint64_t key)
 {
 	bool fresh;
-	struct tool_hmap_entry *e = tool_hmap_put(index, key, &fresh);
-	if (!e)
+	long i = tool_rank_row(rows, n, cap, sizeof **rows, index, key, &fresh);
+	if (i < 0)
 		return NULL;
-	if (fresh) {
-		if (tool_grow(rows, cap, *n + 1, sizeof **rows)) {
-			tool_hmap_del(index, key, NULL);
-			return NULL;
-		}
-		e->val = *n;
-		(*rows)[(*n)++] = (struct tool_mrow){ .key = key };
-	}
-	return &(*rows)[e->val];
-}
-
-/* func_key: a frame's function (its name string), or the frame itself
- * when unnamed. */
-static uint64_t func_key(const struct tool_stat *s, uint32_t frame)
-{
-	const struct tool_hframe *f = &s->sites.frames[frame];
-	return tool_sites_strlen(&s->sites, f->func) ? f->func : 1ull << 32 | frame;
+	if (fresh)
+		(*rows)[i].key = key;
+	return &(*rows)[i];
 }
 
 int tool_mutex_view_build(struct tool_mutex_view *v, const struct tool_stat *s)
@@ -71,13 +58,9 @@ int tool_mutex_view_build(struct tool_mutex_view *v, const struct tool_stat *s)
 		const struct tool_hsite *hs = &s->sites.sites[c->site];
 		const uint32_t *fr = tool_sites_site_frames(&s->sites, c->site);
 		for (uint32_t k = 0; k < hs->nframes; k++) {
-			uint64_t key = func_key(s, fr[k]);
-			bool seen = false; /* cum counts a function once per stack */
-			for (uint32_t j = 0; j < k && !seen; j++)
-				seen = func_key(s, fr[j]) == key;
-			if (seen)
+			if (tool_stack_has(s, fr, k)) /* cum counts a function once per stack */
 				continue;
-			struct tool_mrow *f = row(&v->funcs, &v->nfuncs, &capf, &ifn, key);
+			struct tool_mrow *f = row(&v->funcs, &v->nfuncs, &capf, &ifn, tool_func_key(s, fr[k]));
 			if (!f)
 				goto out;
 			f->frame = fr[k];
@@ -126,34 +109,25 @@ const char *tool_mutex_holder_name(const struct tool_stat *s, uint64_t key, char
 	return buf;
 }
 
-static size_t shown(size_t n, unsigned top)
-{
-	return top && top < n ? top : n;
-}
-
-static double pct(uint64_t part, uint64_t whole)
-{
-	return whole ? 100.0 * (double)part / (double)whole : 0.0;
-}
-
 static void print_holders(FILE *out, const struct tool_stat *s, const struct tool_mutex_view *v, unsigned top)
 {
-	size_t n = shown(v->nholders, top);
+	size_t n = tool_list_shown(v->nholders, top);
 	fprintf(out, "  %9s %7s %11s  %s\n", "delay", "delay%", "contentions", "holder thread");
 	for (size_t i = 0; i < n; i++) {
 		char name[3 * TOOL_NAME_MAX_WIDTH];
-		fprintf(out, "  %9s %6.1f%% %11llu  %s\n", DUR(v->holders[i].delay), pct(v->holders[i].delay, s->mutex.delay),
+		fprintf(out, "  %9s %6.1f%% %11llu  %s\n", DUR(v->holders[i].delay),
+			tool_pct(v->holders[i].delay, s->mutex.delay),
 			(ull)v->holders[i].count, tool_mutex_holder_name(s, v->holders[i].key, name, sizeof name));
 	}
 }
 
 static void print_sites(FILE *out, const struct tool_stat *s, const struct tool_mutex_view *v, unsigned top)
 {
-	size_t n = shown(v->nsites, top);
+	size_t n = tool_list_shown(v->nsites, top);
 	fprintf(out, "  %9s %7s %11s  %s\n", "delay", "delay%", "contentions", "releasing site (leaf first)");
 	for (size_t i = 0; i < n; i++) {
-		fprintf(out, "  %9s %6.1f%% %11llu  ", DUR(v->sites[i].delay), pct(v->sites[i].delay, s->mutex.delay),
-			(ull)v->sites[i].count);
+		fprintf(out, "  %9s %6.1f%% %11llu  ", DUR(v->sites[i].delay),
+			tool_pct(v->sites[i].delay, s->mutex.delay), (ull)v->sites[i].count);
 		tool_site_print(out, s, (uint32_t)v->sites[i].key);
 		fputc('\n', out);
 	}
@@ -176,20 +150,21 @@ int tool_mutex_report(FILE *out, const struct tool_stat *s, const char *name, un
 		fprintf(out, "\n(out of memory: no tables)\n");
 		return -1;
 	}
-	size_t n = shown(v.nfuncs, top);
+	size_t n = tool_list_shown(v.nfuncs, top);
 	fprintf(out, "\nReleasing functions (%zu of %zu, by cum delay; flat: the release was called there)\n", n,
 		v.nfuncs);
 	fprintf(out, "  %9s %7s %9s %7s %11s  %s\n", "flat", "flat%", "cum", "cum%", "contentions", "function");
 	for (size_t i = 0; i < n; i++) {
 		const struct tool_mrow *f = &v.funcs[i];
 		char pc[32], buf[TOOL_NAME_MAX_WIDTH + 8];
-		fprintf(out, "  %9s %6.1f%% %9s %6.1f%% %11llu  %s\n", DUR(f->flat), pct(f->flat, m->delay), DUR(f->delay),
-			pct(f->delay, m->delay), (ull)f->count,
+		fprintf(out, "  %9s %6.1f%% %9s %6.1f%% %11llu  %s\n", DUR(f->flat), tool_pct(f->flat, m->delay),
+			DUR(f->delay), tool_pct(f->delay, m->delay), (ull)f->count,
 			tool_clean(tool_frame_name(s, f->frame, pc, sizeof pc), TOOL_NAME_MAX_WIDTH, buf, sizeof buf));
 	}
-	fprintf(out, "\nReleasing sites (%zu of %zu, by delay)\n", shown(v.nsites, top), v.nsites);
+	fprintf(out, "\nReleasing sites (%zu of %zu, by delay)\n", tool_list_shown(v.nsites, top), v.nsites);
 	print_sites(out, s, &v, top);
-	fprintf(out, "\nHolder threads (%zu of %zu, by the delay they caused)\n", shown(v.nholders, top), v.nholders);
+	fprintf(out, "\nHolder threads (%zu of %zu, by the delay they caused)\n", tool_list_shown(v.nholders, top),
+		v.nholders);
 	print_holders(out, s, &v, top);
 	tool_mutex_view_free(&v);
 	return 0;
@@ -205,18 +180,13 @@ int tool_mutex_stat_text(FILE *out, const struct tool_stat *s, unsigned top)
 		return -1;
 	fprintf(out, "\nLock holders (%llu contention%s, %s of delay; see `gotrace mutex`)\n", (ull)m->contentions,
 		m->contentions == 1 ? "" : "s", DUR(m->delay));
-	fprintf(out, " threads that held the locks others waited for (%zu of %zu):\n", shown(v.nholders, top),
+	fprintf(out, " threads that held the locks others waited for (%zu of %zu):\n", tool_list_shown(v.nholders, top),
 		v.nholders);
 	print_holders(out, s, &v, top);
-	fprintf(out, " where they released them (%zu of %zu):\n", shown(v.nsites, top), v.nsites);
+	fprintf(out, " where they released them (%zu of %zu):\n", tool_list_shown(v.nsites, top), v.nsites);
 	print_sites(out, s, &v, top);
 	tool_mutex_view_free(&v);
 	return 0;
-}
-
-static void json_sec(FILE *out, uint64_t ns)
-{
-	fprintf(out, "%llu.%09llu", (ull)(ns / 1000000000u), (ull)(ns % 1000000000u));
 }
 
 int tool_mutex_stat_json(FILE *out, const struct tool_stat *s, unsigned top)
@@ -226,10 +196,10 @@ int tool_mutex_stat_json(FILE *out, const struct tool_stat *s, unsigned top)
 	if (tool_mutex_view_build(&v, s))
 		return -1;
 	fprintf(out, "  \"lock_holders\": {\"contentions\": %llu, \"delay\": ", (ull)m->contentions);
-	json_sec(out, m->delay);
+	tool_json_seconds(out, m->delay);
 	fprintf(out, ", \"no_release\": %llu,\n   \"threads\": {\"count\": %zu, \"shown\": %zu, \"list\": [",
-		(ull)m->no_release, v.nholders, shown(v.nholders, top));
-	size_t n = shown(v.nholders, top);
+		(ull)m->no_release, v.nholders, tool_list_shown(v.nholders, top));
+	size_t n = tool_list_shown(v.nholders, top);
 	for (size_t i = 0; i < n; i++) {
 		const struct tool_mrow *r = &v.holders[i];
 		fprintf(out, "%s\n    {\"g\": ", i ? "," : "");
@@ -250,16 +220,16 @@ int tool_mutex_stat_json(FILE *out, const struct tool_stat *s, unsigned top)
 			fprintf(out, "null, \"label\": null, \"function\": null");
 		}
 		fprintf(out, ", \"contentions\": %llu, \"delay\": ", (ull)r->count);
-		json_sec(out, r->delay);
+		tool_json_seconds(out, r->delay);
 		fprintf(out, "}");
 	}
 	fprintf(out, "%s]},\n", n ? "\n   " : "");
-	n = shown(v.nsites, top);
+	n = tool_list_shown(v.nsites, top);
 	fprintf(out, "   \"sites\": {\"count\": %zu, \"shown\": %zu, \"list\": [", v.nsites, n);
 	for (size_t i = 0; i < n; i++) {
 		const struct tool_mrow *r = &v.sites[i];
 		fprintf(out, "%s\n    {\"contentions\": %llu, \"delay\": ", i ? "," : "", (ull)r->count);
-		json_sec(out, r->delay);
+		tool_json_seconds(out, r->delay);
 		fprintf(out, ", ");
 		tool_site_json(out, s, (uint32_t)r->key);
 		fprintf(out, "}");

@@ -4,6 +4,7 @@
 #include "tools/stat_report.h"
 #include "tools/cpu_report.h"
 #include "tools/mutex_report.h"
+#include "tools/rank_list.h"
 #include "tools/stat_site.h"
 
 #include <stdlib.h>
@@ -170,11 +171,6 @@ static int view_build(struct view *v, const struct tool_stat *s)
 	return 0;
 }
 
-static size_t shown(size_t n, unsigned top)
-{
-	return top && top < n ? top : n;
-}
-
 /* ---- names (and stat_site.h's) ---- */
 
 static const char *thread_func(const struct tool_stat *s, const struct tool_sthread *t, char *buf, size_t len)
@@ -281,7 +277,7 @@ static void print_times(FILE *out, const struct view *v, uint64_t running, uint6
 static void print_groups(FILE *out, const struct view *v, unsigned top)
 {
 	const struct tool_stat *s = v->s;
-	size_t n = shown(v->ngroups, top);
+	size_t n = tool_list_shown(v->ngroups, top);
 	fprintf(out, "\nThreads by start function (%zu of %zu, most time not running first)\n", n, v->ngroups);
 	if (n == 0) {
 		fprintf(out, "  (none)\n");
@@ -309,7 +305,7 @@ static void print_groups(FILE *out, const struct view *v, unsigned top)
 static void print_threads(FILE *out, const struct view *v, unsigned top)
 {
 	const struct tool_stat *s = v->s;
-	size_t n = shown(s->nth, top);
+	size_t n = tool_list_shown(s->nth, top);
 	fprintf(out, "\nThreads (%zu of %zu, most time not running first)\n", n, s->nth);
 	if (n == 0) {
 		fprintf(out, "  (none)\n");
@@ -352,7 +348,7 @@ static void print_sites(FILE *out, const struct view *v, unsigned top, bool wait
 	const struct tool_stat *s = v->s;
 	const struct tool_ssite *arr = waits ? s->waits : s->syscalls;
 	const uint32_t *idx = waits ? v->waits : v->syscalls;
-	size_t total = waits ? v->nwaits : s->nsyscalls, n = shown(total, top);
+	size_t total = waits ? v->nwaits : s->nsyscalls, n = tool_list_shown(total, top);
 	if (waits)
 		fprintf(out, "\nTop wait sites (%zu of %zu, by total time blocked; sleeps not included)\n", n, total);
 	else
@@ -446,28 +442,23 @@ int tool_stat_report(FILE *out, const struct tool_stat *s, const char *name, uns
 
 /* ---- JSON ---- */
 
-static void json_sec(FILE *out, uint64_t ns)
-{
-	fprintf(out, "%llu.%09llu", (ull)(ns / 1000000000u), (ull)(ns % 1000000000u));
-}
-
 static void json_times(FILE *out, const struct view *v, uint64_t lifetime, uint64_t running, uint64_t runnable,
 		       uint64_t syscall, const uint64_t *blocked)
 {
 	const struct tool_stat *s = v->s;
 	uint64_t sleep, b = sum_blocked(v, blocked, &sleep);
 	fprintf(out, "\"lifetime\": ");
-	json_sec(out, lifetime);
+	tool_json_seconds(out, lifetime);
 	fprintf(out, ", \"running\": ");
-	json_sec(out, running);
+	tool_json_seconds(out, running);
 	fprintf(out, ", \"runnable\": ");
-	json_sec(out, runnable);
+	tool_json_seconds(out, runnable);
 	fprintf(out, ", \"syscall\": ");
-	json_sec(out, syscall);
+	tool_json_seconds(out, syscall);
 	fprintf(out, ", \"sleep\": ");
-	json_sec(out, sleep);
+	tool_json_seconds(out, sleep);
 	fprintf(out, ", \"blocked_total\": ");
-	json_sec(out, b);
+	tool_json_seconds(out, b);
 	fprintf(out, ", \"blocked\": {");
 	bool first = true;
 	for (size_t r = 0; r < s->nreasons; r++) {
@@ -477,7 +468,7 @@ static void json_times(FILE *out, const struct view *v, uint64_t lifetime, uint6
 		first = false;
 		tool_json_string(out, reason_name(s, (uint32_t)r));
 		fprintf(out, ": ");
-		json_sec(out, blocked[r]);
+		tool_json_seconds(out, blocked[r]);
 	}
 	fprintf(out, "}");
 }
@@ -496,7 +487,7 @@ static void json_sites(FILE *out, const struct view *v, unsigned top, bool waits
 	const struct tool_stat *s = v->s;
 	const struct tool_ssite *arr = waits ? s->waits : s->syscalls;
 	const uint32_t *idx = waits ? v->waits : v->syscalls;
-	size_t total = waits ? v->nwaits : s->nsyscalls, n = shown(total, top);
+	size_t total = waits ? v->nwaits : s->nsyscalls, n = tool_list_shown(total, top);
 	fprintf(out, "  \"%s\": {\"count\": %zu, \"shown\": %zu, \"list\": [", waits ? "wait_sites" : "syscall_sites",
 		total, n);
 	for (size_t i = 0; i < n; i++) {
@@ -508,9 +499,9 @@ static void json_sites(FILE *out, const struct view *v, unsigned top, bool waits
 			fprintf(out, ", ");
 		}
 		fprintf(out, "\"count\": %llu, \"total\": ", (ull)st->count);
-		json_sec(out, st->total);
+		tool_json_seconds(out, st->total);
 		fprintf(out, ", \"max\": ");
-		json_sec(out, st->max);
+		tool_json_seconds(out, st->max);
 		fprintf(out, ", ");
 		tool_site_json(out, s, st->site);
 		fprintf(out, "}");
@@ -549,7 +540,7 @@ int tool_stat_json(FILE *out, const struct tool_stat *s, const char *name, unsig
 		(ull)s->first_gen, (ull)s->last_gen);
 	fprintf(out, "  \"events\": %llu,\n  \"anomalies\": %llu,\n", (ull)s->events, (ull)s->anomalies);
 	fprintf(out, "  \"span\": {\"seconds\": ");
-	json_sec(out, s->have_time ? s->t_last - s->t_first : 0);
+	tool_json_seconds(out, s->have_time ? s->t_last - s->t_first : 0);
 	fprintf(out, ", \"start_ns\": %llu, \"end_ns\": %llu},\n", (ull)s->t_first, (ull)s->t_last);
 	fprintf(out, "  \"heap\": ");
 	if (s->have_heap_peak || s->heap_events) {
@@ -557,7 +548,7 @@ int tool_stat_json(FILE *out, const struct tool_stat *s, const char *name, unsig
 			(ull)s->heap_sample_bytes);
 		if (s->have_heap_peak) {
 			fprintf(out, "%llu, \"peak_at\": ", (ull)s->heap_peak);
-			json_sec(out, s->heap_peak_at > t0 ? s->heap_peak_at - t0 : 0);
+			tool_json_seconds(out, s->heap_peak_at > t0 ? s->heap_peak_at - t0 : 0);
 			fprintf(out, ", \"source\": \"%s\"", s->heap_peak_from_events ? "events" : "HeapAlloc");
 		} else {
 			fprintf(out, "null, \"peak_at\": null, \"source\": null");
@@ -573,7 +564,7 @@ int tool_stat_json(FILE *out, const struct tool_stat *s, const char *name, unsig
 	json_times(out, &v, a->lifetime, a->running, a->runnable, a->syscall, a->blocked);
 	fprintf(out, "},\n");
 
-	size_t n = shown(v.ngroups, top);
+	size_t n = tool_list_shown(v.ngroups, top);
 	fprintf(out, "  \"groups\": {\"count\": %zu, \"shown\": %zu, \"list\": [", v.ngroups, n);
 	for (size_t i = 0; i < n; i++) {
 		const struct group *g = &v.groups[i];
@@ -585,7 +576,7 @@ int tool_stat_json(FILE *out, const struct tool_stat *s, const char *name, unsig
 	}
 	fprintf(out, "%s]},\n", n ? "\n  " : "");
 
-	n = shown(s->nth, top);
+	n = tool_list_shown(s->nth, top);
 	fprintf(out, "  \"threads\": {\"count\": %zu, \"live_at_end\": %zu, \"shown\": %zu, \"list\": [", s->nth, v.live, n);
 	for (size_t i = 0; i < n; i++) {
 		const struct tool_sthread *t = &s->th[v.threads[i]];
@@ -602,9 +593,9 @@ int tool_stat_json(FILE *out, const struct tool_stat *s, const char *name, unsig
 		else
 			fprintf(out, "null");
 		fprintf(out, ", \"start\": ");
-		json_sec(out, t->first - t0);
+		tool_json_seconds(out, t->first - t0);
 		fprintf(out, ", \"end\": ");
-		json_sec(out, t->end - t0);
+		tool_json_seconds(out, t->end - t0);
 		fprintf(out, ", \"ended\": %s, \"waits\": %llu, \"syscalls\": %llu, ", t->state == TOOL_S_DEAD ? "true" : "false",
 			(ull)t->nblocks, (ull)t->nsyscalls);
 		json_times(out, &v, t->end - t->first, t->running, t->runnable, t->syscall, t->blocked);

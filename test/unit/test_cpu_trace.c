@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "test_heap_fixture.h"
+#include "test_stat_fixture.h"
 #include "tools/cpu_report.h"
 #include "tools/stat_acct.h"
 #include "tools/stat_report.h"
@@ -38,13 +38,6 @@ struct sample {
 static uint8_t scratch[GT_MAX_BATCH + 64];
 static uint8_t mem[1 << 15];
 
-static void append(struct hx *t, size_t len)
-{
-	cr_assert(t->cap - t->len >= len);
-	memcpy(t->buf + t->len, scratch, len);
-	t->len += len;
-}
-
 /* events writes thread m's batch: events (type, us, args...) of G g. */
 struct sev {
 	uint64_t m, us;
@@ -65,7 +58,7 @@ static void events(struct hx *t, const struct sev *ev, size_t n, uint64_t m)
 		gt_batch_event(&b, ev[i].type, ev[i].us * 1000, (unsigned)gt_ev_nargs(ev[i].type), ev[i].a);
 	}
 	if (begun)
-		append(t, gt_batch_finish(&b));
+		sx_append(t, scratch, gt_batch_finish(&b));
 }
 
 /* Stack ids are 1000 + symbol. G1 main runs on M1/P0 and creates G2 and G3
@@ -108,7 +101,7 @@ static void cpu_batch(struct hx *t, const struct sample *s, size_t n)
 		gt_batch_uvarint(&b, s[i].g);
 		gt_batch_uvarint(&b, s[i].stack ? 1000 + s[i].stack : 0);
 	}
-	append(t, gt_batch_finish(&b));
+	sx_append(t, scratch, gt_batch_finish(&b));
 }
 
 /* read_trace writes one generation (strings: the identity unless
@@ -125,14 +118,7 @@ static struct tool_stat *read_trace(bool no_ident, bool with_samples)
 	events(&t, prologue, sizeof prologue / sizeof prologue[0], M3);
 	if (with_samples)
 		cpu_batch(&t, samples, NSAMPLES);
-	for (int k = 1; k < NSTK; k++) {
-		struct gt_frame f[4];
-		size_t nf = 0;
-		for (; nf < 4 && stk_funcs[k][nf]; nf++)
-			f[nf] = (struct gt_frame){ 0x1000 * (uint64_t)k + nf, (uint64_t)stk_funcs[k][nf], S_FILE,
-						   10 * (uint64_t)k + nf };
-		hx_stack(&t, 1, 1000 + (uint64_t)k, f, nf);
-	}
+	sx_stacks(&t, stk_funcs, NSTK, S_FILE);
 	hx_end_gen(&t);
 	cr_assert(!t.full);
 	/* GOTRACE_TEST_CPU_DUMP=FILE keeps the trace for the Go parsers (gtcheck FILE). */
@@ -143,19 +129,7 @@ static struct tool_stat *read_trace(bool no_ident, bool with_samples)
 		cr_assert_eq(fwrite(t.buf, 1, t.len, d), t.len);
 		fclose(d);
 	}
-	struct tool_stat *s = malloc(sizeof *s);
-	cr_assert(s && tool_stat_init(s) == 0);
-	FILE *f = hx_file(&t);
-	cr_assert_not_null(f);
-	cr_assert_eq(tool_stat_read(s, f), 0, "%s", s->err);
-	fclose(f);
-	return s;
-}
-
-static void done(struct tool_stat *s)
-{
-	tool_stat_free(s);
-	free(s);
+	return sx_read(&t);
 }
 
 static const char *fname(const struct tool_stat *s, uint32_t frame)
@@ -187,7 +161,7 @@ Test(cpu_trace, samples_are_charged_to_their_goroutine_and_stack)
 	cr_expect_eq(samples_of(s, 1), 2);
 	cr_expect_eq(samples_of(s, 0), 1);
 	cr_expect_eq(s->cpu.nraw, 0, "the generation's raw samples are dropped once charged");
-	done(s);
+	sx_done(s);
 }
 
 Test(cpu_trace, without_a_stated_rate_it_is_100_hz)
@@ -196,7 +170,7 @@ Test(cpu_trace, without_a_stated_rate_it_is_100_hz)
 	cr_expect_eq(s->cpu.hz, 0);
 	cr_expect_eq(tool_cpu_rate(&s->cpu), 100);
 	cr_expect_eq(tool_cpu_period(&s->cpu), 10000000);
-	done(s);
+	sx_done(s);
 }
 
 Test(cpu_trace, ranking_flat_cum_and_groups)
@@ -235,7 +209,7 @@ Test(cpu_trace, ranking_flat_cum_and_groups)
 	cr_expect_eq(v.threads[1].samples, 3);
 	cr_expect_eq(v.threads[3].thread, TOOL_CPU_NONE);
 	tool_cpu_view_free(&v);
-	done(s);
+	sx_done(s);
 }
 
 static char *text(const struct tool_stat *s, int (*fn)(FILE *, const struct tool_stat *, unsigned), unsigned top)
@@ -274,12 +248,12 @@ Test(cpu_trace, cpu_report_text)
 	cr_expect_not_null(strstr(t, "G2 worker-1 (worker_main)"), "%s", t);
 	cr_expect_not_null(strstr(t, "(1 sample of no known thread"), "%s", t);
 	free(t);
-	done(s);
+	sx_done(s);
 	s = read_trace(true, true);
 	t = text(s, report, 10);
 	cr_expect_not_null(strstr(t, "at 100 Hz (Go's default: the trace does not state its rate)"), "%s", t);
 	free(t);
-	done(s);
+	sx_done(s);
 }
 
 Test(cpu_trace, stat_section_only_with_samples)
@@ -299,7 +273,7 @@ Test(cpu_trace, stat_section_only_with_samples)
 	cr_expect_not_null(strstr(t, "\"top\": [{\"function\": \"spin\", \"flat\": 6, \"cum\": 9}, "
 				     "{\"function\": \"hash\", \"flat\": 3, \"cum\": 3}]"), "%s", t);
 	free(t);
-	done(s);
+	sx_done(s);
 
 	s = read_trace(false, false);
 	t = text(s, stat_report, 10);
@@ -308,7 +282,7 @@ Test(cpu_trace, stat_section_only_with_samples)
 	t = text(s, stat_json, 10);
 	cr_expect_not_null(strstr(t, "\"cpu\": {\"samples\": 0,"), "%s", t);
 	free(t);
-	done(s);
+	sx_done(s);
 }
 
 Test(cpu_trace, parse_hz)
@@ -452,5 +426,5 @@ Test(cpu_trace, pprof_is_a_cpu_profile_with_thread_and_group_labels)
 	for (size_t i = 0; i < nstr; i++)
 		free(str[i]);
 	tool_pprof_free(&p);
-	done(s);
+	sx_done(s);
 }

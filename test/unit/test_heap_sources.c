@@ -16,3 +16,4 @@
 #include "tools/heap_sites.c"
 #include "tools/pprof.c"
 #include "tools/replay.c"
+#include "tools/site_pprof.c"

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "test_heap_fixture.h"
+#include "test_stat_fixture.h"
 #include "tools/stat_acct.h"
 
 enum { S_MAIN = 1, S_WORKER, S_HOLD, S_LOCK, S_UNLOCK, S_WAKEUP, S_MUTEX, S_COND, S_CAT, S_MSG, S_FILE,
@@ -76,10 +76,7 @@ static void batch(struct hx *t, const struct sev *ev, size_t n, uint64_t m)
 	}
 	if (!begun)
 		return;
-	size_t len = gt_batch_finish(&b);
-	cr_assert(t->cap - t->len >= len);
-	memcpy(t->buf + t->len, scratch, len);
-	t->len += len;
+	sx_append(t, scratch, gt_batch_finish(&b));
 }
 
 /* read_trace writes one generation of the events (strings id = symbol,
@@ -90,31 +87,11 @@ static struct tool_stat *read_trace(const struct sev *ev, size_t n)
 	hx_begin(&t, mem, sizeof mem, GT_FORMAT_26);
 	hx_sync(&t, 1, 0);
 	hx_strings(&t, 1, 1, &str_text[1], NSTR - 1);
-	for (int k = 1; k < NSTK; k++) {
-		struct gt_frame f[4];
-		size_t nf = 0;
-		for (; nf < 4 && stk_funcs[k][nf]; nf++)
-			f[nf] = (struct gt_frame){ 0x1000 * (uint64_t)k + nf, (uint64_t)stk_funcs[k][nf], S_FILE,
-						   10 * (uint64_t)k + nf };
-		hx_stack(&t, 1, 1000 + (uint64_t)k, f, nf);
-	}
+	sx_stacks(&t, stk_funcs, NSTK, S_FILE);
 	batch(&t, ev, n, M2);
 	batch(&t, ev, n, M1);
 	hx_end_gen(&t);
-	cr_assert(!t.full);
-	struct tool_stat *s = malloc(sizeof *s);
-	cr_assert(s && tool_stat_init(s) == 0);
-	FILE *f = hx_file(&t);
-	cr_assert_not_null(f);
-	cr_assert_eq(tool_stat_read(s, f), 0, "%s", s->err);
-	fclose(f);
-	return s;
-}
-
-static void done(struct tool_stat *s)
-{
-	tool_stat_free(s);
-	free(s);
+	return sx_read(&t);
 }
 
 /* The frames of the site of contention i, as function names joined by '<'. */
@@ -156,7 +133,7 @@ Test(mutex_trace, waiter_written_wakeup_takes_the_holder_from_the_log)
 	cr_expect_str_eq(site_text(s, 0, buf, sizeof buf), "pthread_mutex_unlock<hold");
 	cr_assert_neq(s->mutex.c[0].holder, TOOL_MUTEX_NONE);
 	cr_expect_eq(s->th[s->mutex.c[0].holder].g, 1);
-	done(s);
+	sx_done(s);
 }
 
 Test(mutex_trace, releaser_written_wakeup_charges_the_releaser)
@@ -175,7 +152,7 @@ Test(mutex_trace, releaser_written_wakeup_charges_the_releaser)
 	cr_expect_str_eq(site_text(s, 0, buf, sizeof buf), "pthread_mutex_unlock<hold<main");
 	cr_assert_neq(s->mutex.c[0].holder, TOOL_MUTEX_NONE);
 	cr_expect_eq(s->th[s->mutex.c[0].holder].g, 1);
-	done(s);
+	sx_done(s);
 }
 
 Test(mutex_trace, timeouts_and_other_waits_are_no_contention)
@@ -194,5 +171,5 @@ Test(mutex_trace, timeouts_and_other_waits_are_no_contention)
 	cr_expect_eq(s->mutex.contentions, 0);
 	cr_expect_eq(s->mutex.no_release, 1);
 	cr_expect_eq(s->mutex.n, 0);
-	done(s);
+	sx_done(s);
 }

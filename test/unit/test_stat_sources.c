@@ -14,3 +14,4 @@
 #include "tools/stat_read.c"
 #include "tools/stat_report.c"
 #include "tools/stat_site.c"
+#include "tools/rank_list.c"
