@@ -120,6 +120,11 @@ static struct sample *slot(struct gt_cpu_ring *r, uint64_t i)
 	return (struct sample *)(r->data + (size_t)(i & (ring_cap - 1)) * stride);
 }
 
+int gt_cpu_is_ours(const siginfo_t *si)
+{
+	return si && si->si_code == SI_TIMER && si->si_value.sival_ptr == (void *)&gt;
+}
+
 /* timer_on creates and arms t's CPU-time timer (the calling thread). */
 static void timer_on(struct gt_thread *t, int sig)
 {
@@ -127,6 +132,7 @@ static void timer_on(struct gt_thread *t, int sig)
 	memset(&ev, 0, sizeof ev);
 	ev.sigev_notify = SIGEV_THREAD_ID;
 	ev.sigev_signo = sig;
+	ev.sigev_value.sival_ptr = &gt; /* the cookie (gt_cpu_is_ours) */
 	ev._sigev_un._tid = gt_gettid(); /* sigev_notify_thread_id */
 	int id = -1;
 	if (gt_sys_call(SYS_timer_create, CLOCK_THREAD_CPUTIME_ID, &ev, &id) != 0)

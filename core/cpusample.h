@@ -59,6 +59,10 @@ int gt_cpu_signal(void); /* the signal while sampling, else 0 */
  * tracer. */
 void gt_cpu_release(void);
 
+/* gt_cpu_is_ours: si comes from one of the sampler's timers (their value
+ * is a cookie of the tracer's), not from the program. */
+int gt_cpu_is_ours(const siginfo_t *si);
+
 /* The handler (installed by core/signals.c). */
 void gt_cpu_on_signal(int sig, siginfo_t *si, void *uc);
 

@@ -148,6 +148,12 @@ static void trampoline(int sig, siginfo_t *si, void *uc)
  * returns EINTR untraced programs would not see. */
 static void on_sample(int sig, siginfo_t *si, void *uc)
 {
+	if (!gt_cpu_is_ours(si)) {
+		/* The program sent it (kill, raise, sigqueue, a timer of its
+		 * own) while its view is SIG_DFL: it dies of it, as untraced. */
+		on_death(sig, si, uc);
+		return;
+	}
 	snapshots_here++;
 	gt_cpu_on_signal(sig, si, uc);
 }
