@@ -27,13 +27,16 @@
 /* Ring entries: a generation's samples of one thread at the rate, with
  * room to spare (a late switch), within these bounds. */
 #define RING_MIN 16u
+/* Overruns of one signal written as samples, at most: one signal stands
+ * for no more than 16 periods. */
+#define MAX_OVERRUN 15
 #define RING_MAX 1024u
 
 /* One raw sample; pcs[0..n) (the entry's stride is fixed per run). */
 struct sample {
 	uint64_t ts, gen, p, g;
 	uint32_t n;
-	uint32_t pad;
+	uint32_t count; /* periods it stands for: 1 + the timer's overruns */
 	uintptr_t pcs[];
 };
 
@@ -222,7 +225,6 @@ void gt_cpu_after_fork(void)
 void gt_cpu_on_signal(int sig, siginfo_t *si, void *ucv)
 {
 	(void)sig;
-	(void)si;
 	int saved = errno;
 	struct gt_thread *t = &gt_self;
 	struct gt_cpu_ring *r = t->cpu_ring;
@@ -261,6 +263,11 @@ void gt_cpu_on_signal(int sig, siginfo_t *si, void *ucv)
 	uintptr_t pc = (uintptr_t)mc->pc, sp = (uintptr_t)mc->sp, fp = (uintptr_t)mc->regs[29];
 #endif
 	e->n = gt_stack_capture_regs(t, pc, sp, fp, e->pcs, frames);
+	/* Expirations the kernel merged into this signal (its CPU timers are
+	 * checked at the tick: a period near a tick's length often expires
+	 * twice between two checks) were CPU time spent here too. */
+	int over = si ? si->si_overrun : 0;
+	e->count = 1 + (uint32_t)(over < 0 ? 0 : over > MAX_OVERRUN ? MAX_OVERRUN : over);
 	atomic_store_explicit(&r->head, head + 1, memory_order_release);
 	atomic_store_explicit(&t->wseq, s + 2, memory_order_release);
 	t->inside--;
@@ -284,14 +291,16 @@ static int drain_ring(struct gt_gen_batch *tb, struct gt_cpu_ring *r, uint64_t o
 		uint64_t stk = 0;
 		if (e->n)
 			stk = gt_stacktab_put(&gt.stacks[old & 1], gt_hash_words(e->pcs, e->n), e->pcs, e->n);
-		if (gt_gen_batch_room(tb, 1 + 5 * 10) != 0)
-			break;
-		gt_batch_byte(&tb->b, GT_EV_CPU_SAMPLE);
-		gt_batch_uvarint(&tb->b, e->ts);
-		gt_batch_uvarint(&tb->b, r->m);
-		gt_batch_uvarint(&tb->b, e->p);
-		gt_batch_uvarint(&tb->b, e->g);
-		gt_batch_uvarint(&tb->b, stk);
+		for (uint32_t k = 0; k < e->count; k++) { /* one CPUSample per period */
+			if (gt_gen_batch_room(tb, 1 + 5 * 10) != 0)
+				break;
+			gt_batch_byte(&tb->b, GT_EV_CPU_SAMPLE);
+			gt_batch_uvarint(&tb->b, e->ts);
+			gt_batch_uvarint(&tb->b, r->m);
+			gt_batch_uvarint(&tb->b, e->p);
+			gt_batch_uvarint(&tb->b, e->g);
+			gt_batch_uvarint(&tb->b, stk);
+		}
 	}
 	atomic_store_explicit(&r->tail, tail, memory_order_release);
 	return tail == head;

@@ -20,7 +20,8 @@
  * sections, so once it has waited no sample of the old generation can
  * still appear: it then drains every ring (gt_cpu_drain), interning the
  * stacks into the old generation's table, and writes one CPUSamples batch
- * (go-trace-format.md §2.8) of CPUSample(time, m, p, g, stack) entries.
+ * (go-trace-format.md §2.8) of CPUSample(time, m, p, g, stack) entries,
+ * one per period the sample stands for (1 + the timer's overruns).
  * A sample's time lies between the switch that began its generation and
  * the one that ended it, and while the thread's G is Running (or in a
  * syscall) in the trace: the state is read with the time, in the handler,

@@ -12,6 +12,9 @@ Sample programs (test/programs):
   cpu_sigmask.c  every signal blocked in both threads; one waits for any
                  signal with sigwaitinfo, main reads one from a signalfd of
                  every signal; both read their mask back.
+  cpu_giveback.c uses SIGRTMAX itself after 0.2 s of CPU: a handler, a
+                 raise, a sigwaitinfo on it alone, its own CPU-time timer
+                 on it; the sampler gives the signal back.
   cpu_eintr.c    poll, read on a pipe, nanosleep and select after a
                  millisecond of CPU each, while two threads burn: counts
                  EINTR.
@@ -194,6 +197,23 @@ class EintrProgramTest(_SignalProgram, gtlib.TracedTestCase):
     def period_check_no_eintr(self, period):
         plain, run = self.runs(period)
         self.assertIn("200 calls, 0 EINTR", run.stdout, run.describe())
+
+
+@gtlib.expand
+class GivebackProgramTest(_SignalProgram, gtlib.TracedTestCase):
+    PROGRAM = "cpu_giveback.c"
+
+    def period_check_program_gets_its_signal(self, period):
+        plain, run = self.runs(period)
+        self.assertIn("handler 1, sigwaitinfo got SIGRTMAX, foreign timer signals 0, own timer ok",
+                      run.stdout, run.describe())
+
+    def period_check_sampling_stops(self, period):
+        plain, run = self.runs(period)
+        gtlib.validate(run.trace)
+        n = len(samples_of(gtlib.parsed_events(run.trace)))
+        # 0.2 s of CPU before the program takes the signal: ~20 samples, none of the 0.3 s after
+        self.assertTrue(10 <= n <= 26, "%d samples; want those of the first 0.2 s only; %s" % (n, run.trace))
 
 
 if __name__ == "__main__":
