@@ -217,6 +217,10 @@ void gt_cpu_after_fork(void)
 {
 	retired = NULL;
 	free_rings = NULL;
+	/* The forking thread's timer was the parent's: its id may be one the
+	 * child's own timers get, and must never be deleted here. */
+	gt_self.cpu_timer_on = 0;
+	gt_self.cpu_ring = NULL;
 }
 
 /* The handler. A sample is taken like a write section is entered (core/
