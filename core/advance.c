@@ -30,6 +30,7 @@
 
 #include "../encoder/writer.h"
 #include "clock.h"
+#include "cpusample.h"
 #include "flight.h"
 #include "gen_chunks.h"
 #include "gen_heap.h"
@@ -149,6 +150,11 @@ static void advance(int final)
 	}
 	for (struct gt_thread *t = gt.threads; t; t = t->next)
 		status_events |= gt_gen_status_thread(&status, t, old, ts, gen_start_ts);
+	/* The CPU samples of old: complete now that every writer (and every
+	 * sample handler, which enters like one) left old; their stacks go
+	 * into old's table before it is written. */
+	struct gt_gen_out samples = { 0 };
+	gt_cpu_drain(&samples, old, ts);
 	gt_unlock(&gt.reg_lock);
 
 	/* 3. Its full chunks. */
@@ -161,6 +167,8 @@ static void advance(int final)
 	gt_gen_stacks_write(&o, old, ts, final); /* before the strings: symbolizing adds some */
 	gt_gen_strings_write(&o, old, ts);
 	gt_gen_heap_write(&o, old, ts);
+	for (int i = 0; i < samples.n; i++)
+		gt_gen_out_add(&o, samples.iov[i].iov_base, samples.iov[i].iov_len);
 	gt_gen_chunks_write(&chunks, &o);
 	for (int i = 0; i < status.n; i++)
 		gt_gen_out_add(&o, status.iov[i].iov_base, status.iov[i].iov_len);

@@ -385,6 +385,51 @@ static int parse_deadlock(struct gt_config *c, const char *s)
 	return 0;
 }
 
+/* parse_cpu: 0/off, a rate ("100", "100Hz", "1kHz": samples per second
+ * of a thread's CPU time) or the CPU time between samples ("10ms"). */
+static int parse_cpu(struct gt_config *c, const char *s)
+{
+	if (strcmp(s, "0") == 0 || strcmp(s, "off") == 0) {
+		c->cpu_period_ns = 0;
+		return 0;
+	}
+	size_t n = strlen(s);
+	uint64_t mult = 1;
+	if (n > 3 && (strcmp(s + n - 3, "kHz") == 0 || strcmp(s + n - 3, "khz") == 0)) {
+		mult = 1000;
+		n -= 3;
+	} else if (n > 2 && (strcmp(s + n - 2, "Hz") == 0 || strcmp(s + n - 2, "hz") == 0)) {
+		n -= 2;
+	} else {
+		size_t i = 0;
+		while (i < n && s[i] >= '0' && s[i] <= '9')
+			i++;
+		if (i != n) { /* not a plain number: a duration */
+			uint64_t ns;
+			if (parse_duration(s, GT_CONFIG_CPU_MIN_NS, GT_CONFIG_CPU_MAX_NS, &ns) < 0)
+				return -1;
+			c->cpu_period_ns = ns;
+			return 0;
+		}
+	}
+	if (n == 0 || n > 9)
+		return -1;
+	uint64_t hz = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return -1;
+		hz = hz * 10 + (uint64_t)(s[i] - '0');
+	}
+	hz *= mult;
+	if (hz == 0)
+		return -1;
+	uint64_t ns = 1000000000ull / hz;
+	if (ns < GT_CONFIG_CPU_MIN_NS || ns > GT_CONFIG_CPU_MAX_NS)
+		return -1;
+	c->cpu_period_ns = ns;
+	return 0;
+}
+
 const struct gt_option_desc gt_config_options[GT_OPT_COUNT] = {
 	[GT_OPT_OUT] = {
 		.name = "GOTRACE_OUT",
@@ -457,6 +502,14 @@ const struct gt_option_desc gt_config_options[GT_OPT_COUNT] = {
 			"than this, then write the trace so far; add ,abort to abort with a core dump after it (CI); 0 = off",
 		.expect = "0, off, or a duration from 1ms to 1h such as 10s, optionally followed by ,abort",
 		.parse = parse_deadlock,
+	},
+	[GT_OPT_CPU] = {
+		.name = "GOTRACE_CPU",
+		.def = "100Hz",
+		.help = "CPU samples: each thread's stack every 1/rate of its own CPU time, as a rate (100Hz, 1kHz, plain 250) "
+			"or a period (10ms); 0 = off",
+		.expect = "0, off, a rate from 1Hz to 10kHz such as 100Hz, or a period from 100us to 1s such as 10ms",
+		.parse = parse_cpu,
 	},
 };
 

@@ -25,6 +25,7 @@ enum gt_opt {
 	GT_OPT_BUFFER,  /* GOTRACE_BUFFER */
 	GT_OPT_CLOCK,   /* GOTRACE_CLOCK */
 	GT_OPT_DEADLOCK, /* GOTRACE_DEADLOCK */
+	GT_OPT_CPU,     /* GOTRACE_CPU */
 	GT_OPT_COUNT
 };
 
@@ -42,6 +43,8 @@ enum gt_opt {
 #define GT_CONFIG_MALLOC_DEFAULT_BYTES 2048ull        /* GOTRACE_MALLOC=sample */
 #define GT_CONFIG_DEADLOCK_MIN_NS 1000000ull        /* 1ms */
 #define GT_CONFIG_DEADLOCK_MAX_NS 3600000000000ull  /* 1h */
+#define GT_CONFIG_CPU_MIN_NS 100000ull            /* 10 kHz */
+#define GT_CONFIG_CPU_MAX_NS 1000000000ull         /* 1 Hz */
 #define GT_CONFIG_LINE_MAX  256                    /* longest warning line, NUL included */
 
 /* gt_config holds every option's effective value. */
@@ -59,6 +62,7 @@ struct gt_config {
 	bool clock_monotonic;        /* GOTRACE_CLOCK=monotonic: never the TSC */
 	uint64_t deadlock_ns;        /* GOTRACE_DEADLOCK threshold, 0 = off */
 	bool deadlock_abort;         /* GOTRACE_DEADLOCK=...,abort: abort() after the report */
+	uint64_t cpu_period_ns;      /* GOTRACE_CPU: CPU time between samples, 0 = off */
 };
 
 /* gt_option_desc describes one option: what `gotrace help` prints and what a

@@ -14,6 +14,7 @@
 #include "advance.h"
 #include "chunk.h"
 #include "clock.h"
+#include "cpusample.h"
 #include "deadlock.h"
 #include "emit.h"
 #include "flight.h"
@@ -87,6 +88,7 @@ static void configure(const struct gt_config *cfg)
 	gt.flight_signal = cfg->flight_signal;
 	gt_deadlock_ns = cfg->deadlock_ns; /* core/deadlock.h */
 	gt_deadlock_abort = cfg->deadlock_abort;
+	gt_cpu_configure(cfg->cpu_period_ns); /* after max_frames and period_ns */
 	gt.buffer_chunks = cfg->buffer_bytes / GT_CHUNK_SIZE;
 	gt.gen_full_chunks = gt.buffer_chunks / 4;
 	if (gt.gen_full_chunks > GT_GEN_FULL_CHUNKS_MAX)
@@ -169,6 +171,7 @@ void gt_engine_child_restart(void)
 	gt_flight_forget();
 	gt_pressure_forget_after_fork();
 	gt_sink_forget_after_fork();
+	gt_cpu_after_fork(); /* no timer survives fork; the forking thread's comes back as it registers */
 	atomic_store(&gt.on, 0);
 	gt.finished = 1;
 	if (!was_on || to_descriptor)

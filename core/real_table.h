@@ -181,6 +181,9 @@
 	NEED(sigwaitinfo, "sigwaitinfo", NULL, int, (const sigset_t *set, siginfo_t *info))                               \
 	NEED(sigtimedwait, "sigtimedwait", NULL, int,                                                                     \
 	     (const sigset_t *set, siginfo_t *info, const struct timespec *timeout))                                      \
+	/* issue 17: the CPU sampler's signal stays out of the program's masks */                                      \
+	NEED(sigprocmask, "sigprocmask", NULL, int, (int how, const sigset_t *set, sigset_t *old))                        \
+	NEED(pthread_sigmask, "pthread_sigmask", NULL, int, (int how, const sigset_t *set, sigset_t *old))                \
                                                                                                                           \
 	/* Item 10 (issue 15): the longjmp family, to time a wait left by a jump. */                                     \
 	NEED(longjmp, "longjmp", NULL, void, (struct __jmp_buf_tag *env, int val))                                        \

@@ -26,6 +26,7 @@
 #include <ucontext.h>
 #include <unistd.h>
 
+#include "cpusample.h"
 #include "flusher.h"
 #include "real.h"
 #include "sys.h"
@@ -37,6 +38,7 @@
 #define FINAL_WAIT_MS 4000
 
 static int flight_sig; /* the snapshot signal with the flight recorder on, else 0 */
+static int cpu_sig;    /* the CPU sampler's signal (core/cpusample.h), else 0 */
 
 /* Per thread: snapshot handlers and program handlers run on it (TLS of
  * the initial-exec model: safe in a handler). Only that thread writes
@@ -139,15 +141,48 @@ static void trampoline(int sig, siginfo_t *si, void *uc)
 		((void (*)(int))w.fn)(sig);
 }
 
+/* on_sample: the CPU sampler's signal (core/cpusample.h). It also counts
+ * as the tracer's own signal for the waits that resume after one
+ * (gt_signals_only_snapshot_since): a CPU-time timer fires while its
+ * thread runs, but may fire as the thread enters a wait, which then
+ * returns EINTR untraced programs would not see. */
+static void on_sample(int sig, siginfo_t *si, void *uc)
+{
+	if (!gt_cpu_is_ours(si)) {
+		/* The program sent it (kill, raise, sigqueue, a timer of its
+		 * own) while its view is SIG_DFL: it dies of it, as untraced. */
+		on_death(sig, si, uc);
+		return;
+	}
+	snapshots_here++;
+	gt_cpu_on_signal(sig, si, uc);
+}
+
 static int is_ours(void *fn)
 {
-	return fn == (void *)on_death || fn == (void *)on_snapshot_signal || fn == (void *)trampoline;
+	return fn == (void *)on_death || fn == (void *)on_snapshot_signal || fn == (void *)trampoline ||
+	       fn == (void *)on_sample;
 }
 
 static int policy_action(int sig, const struct sigaction *view, struct sigaction *k, struct gt_sigwrap *w)
 {
 	*k = *view;
 	memset(w, 0, sizeof *w);
+	if (sig == cpu_sig && gt_cpu_signal() == sig) {
+		if (view->sa_handler == SIG_DFL) {
+			/* Small handler, on the program's alternate stack when
+			 * it has one (a thread near the end of a small stack);
+			 * calls it interrupts restart. */
+			memset(k, 0, sizeof *k);
+			k->sa_sigaction = on_sample;
+			k->sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESTART;
+			sigemptyset(&k->sa_mask);
+			return 1;
+		}
+		/* The program sets its own action for the signal: it is the
+		 * program's from now on; sampling stops. */
+		gt_cpu_release();
+	}
 	if (view->sa_handler == SIG_IGN)
 		return 0; /* ignored stays ignored, and is inherited across exec */
 	if (view->sa_handler == SIG_DFL) {
@@ -182,6 +217,20 @@ static int policy_action(int sig, const struct sigaction *view, struct sigaction
 void gt_signals_install(void)
 {
 	flight_sig = gt.flight_bytes ? gt.flight_signal : 0;
+	cpu_sig = gt_cpu_choose_signal(flight_sig);
 	static const struct gt_sigpolicy policy = { policy_action, is_ours };
 	gt_sigview_take_over(&policy);
+	/* The threads registered before the signal was known (the main
+	 * thread) get their timers now. */
+	if (gt_cpu_signal()) {
+		gt_lock(&gt.reg_lock);
+		if (gt_self.registered)
+			gt_cpu_thread_start(&gt_self);
+		gt_unlock(&gt.reg_lock);
+	}
+}
+
+int gt_signals_cpu(void)
+{
+	return cpu_sig && gt_cpu_signal() == cpu_sig ? cpu_sig : 0;
 }

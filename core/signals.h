@@ -13,6 +13,10 @@
  * or a dispatcher for GOTRACE_FLIGHT_SIGNAL with the flight recorder on. */
 void gt_signals_install(void);
 
+/* gt_signals_cpu: the CPU sampler's signal while it samples (the
+ * program has not taken it over), else 0. */
+int gt_signals_cpu(void);
+
 /* gt_signal_ends_process: sig's default action ends the process
  * (terminate or core dump), i.e. everything but CHLD, CONT, URG, WINCH,
  * the stop signals and KILL. */

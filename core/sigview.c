@@ -302,3 +302,17 @@ void gt_sigview_forget_installed(int sig)
 	if (sig > 0 && sig < NSIGS)
 		installed[sig].sa_handler = SIG_DFL;
 }
+
+void gt_sigview_refresh(int sig)
+{
+	if (!gt_sigview_managed(sig) || !gt_sigview_own_process())
+		return;
+	int saved = errno;
+	sigset_t mask;
+	view_lock(&mask);
+	if (!ensure_known(sig))
+		(void)reconcile(sig);
+	(void)apply(sig, &view[sig], 1);
+	view_unlock(&mask);
+	errno = saved;
+}

@@ -62,6 +62,11 @@ int gt_sigview_own_process(void);
 /* gt_sigview_managed: sig is one whose disposition the view keeps. */
 int gt_sigview_managed(int sig);
 
+/* gt_sigview_refresh: gives the kernel the policy's action for sig's view
+ * again (the policy changed: the CPU sampler gave its signal back). Safe
+ * in a signal handler. */
+void gt_sigview_refresh(int sig);
+
 /* gt_sigview_forget_installed: the death handler put SIG_DFL in the kernel
  * itself for sig (no lock: the process is dying). */
 void gt_sigview_forget_installed(int sig);

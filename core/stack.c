@@ -209,6 +209,34 @@ __attribute__((noinline)) static unsigned walk(uintptr_t *ip, uintptr_t *slot, u
 	return n;
 }
 
+unsigned gt_stack_capture_regs(struct gt_thread *t, uintptr_t pc, uintptr_t sp, uintptr_t rbp, uintptr_t *pcs,
+			       unsigned max)
+{
+	struct gt_side *side = t->side;
+	if (!t->registered || !side || max == 0)
+		return 0;
+	if (max == 1) { /* GOTRACE_STACKS=0: the interrupted instruction only */
+		pcs[0] = pc;
+		return 1;
+	}
+	struct gt_unwind_ctx c = {
+		.cache = &rule_cache,
+		.self_lo = gt.self_lo,
+		.self_hi = gt.self_hi,
+		.ends_lo = (uintptr_t)__start_gt_start_frames,
+		.ends_hi = (uintptr_t)__stop_gt_start_frames,
+		.stack = { t->bounds.lo, t->bounds.hi },
+		.scratch = &side->unwind,
+	};
+	alt_range(t, &c.alt.lo, &c.alt.hi);
+	c.mods = gt_modules_enter(t);
+	struct gt_unwind_regs r = { .pc = pc, .sp = sp, .rbp = rbp };
+	unsigned flags;
+	unsigned n = gt_unwind_interrupted(&c, &r, pcs, max, &flags);
+	gt_modules_leave(t);
+	return n;
+}
+
 /* unwind: the stack above the tracer's frames, with the stack slot each
  * return address was read from (the caller's SP at the call, minus 8). */
 static unsigned unwind(uintptr_t *ip, uintptr_t *slot, unsigned max, unsigned *flags)

@@ -110,6 +110,15 @@ static inline uint64_t gt_stack_take_id(struct gt_thread *t, uint64_t gen, struc
 	return gt_stack_take_id_slow(t, gen, s);
 }
 
+/* gt_stack_capture_regs unwinds the calling thread from an interrupted
+ * context's registers (a signal handler's ucontext: pc exact) into pcs,
+ * at most max frames; returns the count (0: nothing safe to read). For a
+ * registered thread with its side area, not inside the tracer (the
+ * unwinder's scratch memory and module hazard are the thread's alone).
+ * Async-signal-safe: no lock, no allocation, no system call. */
+unsigned gt_stack_capture_regs(struct gt_thread *t, uintptr_t pc, uintptr_t sp, uintptr_t rbp, uintptr_t *pcs,
+			       unsigned max);
+
 /* gt_stack_forget_sizes clears every remembered stack's size table. */
 struct gt_side;
 void gt_stack_forget_sizes(struct gt_side *side);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "chunk.h"
+#include "cpusample.h"
 #include "region.h"
 #include "stack.h"
 #include "sys.h"
@@ -96,6 +97,7 @@ void gt_thread_register(struct gt_thread *t, uint64_t g, uintptr_t start_pc)
 	gt.threads = t;
 	gt.nthreads++;
 	t->registered = 1;
+	gt_cpu_thread_start(t); /* its CPU-time timer (core/cpusample.h) */
 	for (struct gt_pending_label **pp = &gt.pending_labels; *pp; pp = &(*pp)->next) {
 		if (pthread_equal((*pp)->th, t->self)) {
 			struct gt_pending_label *pl = *pp;
@@ -116,6 +118,7 @@ void gt_thread_unregister(struct gt_thread *t)
 	if (!t->registered)
 		return;
 	gt_lock(&gt.reg_lock);
+	gt_cpu_thread_stop(t);
 	for (int i = 0; i < 2; i++) {
 		if (t->chunk[i]) {
 			gt_chunk_push_full(t->chunk[i]);

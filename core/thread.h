@@ -189,6 +189,13 @@ struct gt_thread {
 	 * the process-wide count (core/heap.c). */
 	int64_t heap_delta;
 
+	/* CPU samples (core/cpusample.h): the thread's ring of raw samples
+	 * (NULL: not sampled) and its CPU-time timer (kernel id, valid while
+	 * cpu_timer_on). Set and cleared by the thread under reg_lock. */
+	struct gt_cpu_ring *cpu_ring;
+	int cpu_timer;
+	uint8_t cpu_timer_on;
+
 	/* Registry links, under gt.reg_lock. */
 	struct gt_thread *next, *prev;
 	pthread_t self;

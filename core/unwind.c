@@ -223,10 +223,12 @@ static inline __attribute__((always_inline)) int step(const struct gt_unwind_ctx
 	return ra != 0;
 }
 
-unsigned gt_unwind(const struct gt_unwind_ctx *c, const struct gt_unwind_regs *r, uintptr_t *ip, uintptr_t *slot,
-		   unsigned max, unsigned *flags)
+static inline __attribute__((always_inline)) unsigned unwind_from(const struct gt_unwind_ctx *c,
+								   const struct gt_unwind_regs *r, int exact,
+								   uintptr_t *ip, uintptr_t *slot, unsigned max,
+								   unsigned *flags)
 {
-	struct walk w = { .pc = r->pc, .sp = r->sp, .rbp = r->rbp, .rbp_ok = 1, .lo = r->sp };
+	struct walk w = { .pc = r->pc, .sp = r->sp, .rbp = r->rbp, .rbp_ok = 1, .exact = exact, .lo = r->sp };
 	w.hi = gt_unwind_hi(c, r->sp);
 	*flags = 0;
 	if (w.hi - w.lo < 8)
@@ -257,4 +259,16 @@ unsigned gt_unwind(const struct gt_unwind_ctx *c, const struct gt_unwind_regs *r
 			break;
 	}
 	return n;
+}
+
+unsigned gt_unwind(const struct gt_unwind_ctx *c, const struct gt_unwind_regs *r, uintptr_t *ip, uintptr_t *slot,
+		   unsigned max, unsigned *flags)
+{
+	return unwind_from(c, r, 0, ip, slot, max, flags);
+}
+
+unsigned gt_unwind_interrupted(const struct gt_unwind_ctx *c, const struct gt_unwind_regs *r, uintptr_t *ip,
+			       unsigned max, unsigned *flags)
+{
+	return unwind_from(c, r, 1, ip, NULL, max, flags);
 }

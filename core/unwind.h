@@ -91,6 +91,13 @@ static inline uintptr_t gt_unwind_hi(const struct gt_unwind_ctx *c, uintptr_t sp
 unsigned gt_unwind(const struct gt_unwind_ctx *c, const struct gt_unwind_regs *r, uintptr_t *ip, uintptr_t *slot,
 		   unsigned max, unsigned *flags);
 
+/* gt_unwind_interrupted: the same walk from the registers of an
+ * interrupted context (a signal's ucontext: r->pc is the interrupted
+ * instruction, exact, not a return address; sp and rbp its own). The
+ * first PC written is r->pc unless it is the tracer's. No slots. */
+unsigned gt_unwind_interrupted(const struct gt_unwind_ctx *c, const struct gt_unwind_regs *r, uintptr_t *ip,
+			       unsigned max, unsigned *flags);
+
 /* gt_unwind_rule: the (cached) rule for pc, exact or a return address.
  * For tests. */
 gt_rule_t gt_unwind_rule(const struct gt_unwind_ctx *c, uintptr_t pc, int exact);

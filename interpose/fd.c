@@ -116,7 +116,9 @@ GT_EXPORT int timerfd_create(int clockid, int flags)
 
 GT_EXPORT int signalfd(int fd, const sigset_t *mask, int flags)
 {
-	int r = GT_REAL(signalfd)(fd, mask, flags);
+	sigset_t sf_buf;
+	int sf_stripped;
+	int r = GT_REAL(signalfd)(fd, gt_sample_filter(mask, &sf_buf, &sf_stripped), flags);
 	if (fd == -1) /* else the mask of an existing one changed */
 		born(r, GT_FD_SIGNALFD);
 	return r;

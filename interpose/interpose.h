@@ -120,4 +120,11 @@ static inline int gt_fd_call_kind(int fd)
  * constructor). */
 void gt_thread_std_init(void);
 
+/* gt_sample_filter (interpose/signal.c): set as the kernel gets it from a
+ * program's mask or wait: without the CPU sampler's signal when set holds
+ * every real-time signal (*stripped = 1; *buf is the copy), else set
+ * itself (the sampler gives its signal back when set names it alone). */
+#include <signal.h>
+const sigset_t *gt_sample_filter(const sigset_t *set, sigset_t *buf, int *stripped);
+
 #endif

@@ -11,7 +11,9 @@
 #include <stdatomic.h>
 #include <string.h>
 
+#include "../core/cpusample.h"
 #include "../core/signals.h"
+#include "../core/thread.h"
 #include "../core/sigview.h"
 #include "interpose.h"
 
@@ -193,17 +195,88 @@ GT_EXPORT int sigsuspend(const sigset_t *mask)
 
 GT_EXPORT int sigwait(const sigset_t *set, int *sig)
 {
-	GT_WAIT_CALL(GT_CALL_SIGNAL, sigwait, GT_REAL(sigwait)(set, sig));
+	sigset_t sb_; /* the set without the CPU sampler's signal */
+	int ss_;
+	GT_WAIT_CALL(GT_CALL_SIGNAL, sigwait, GT_REAL(sigwait)(gt_sample_filter(set, &sb_, &ss_), sig));
 }
 
 GT_EXPORT int sigwaitinfo(const sigset_t *set, siginfo_t *info)
 {
-	GT_WAIT_CALL(GT_CALL_SIGNAL, sigwaitinfo, AGAIN_AFTER_SNAPSHOT(GT_REAL(sigwaitinfo)(set, info)));
+	sigset_t sb_; /* the set without the CPU sampler's signal */
+	int ss_;
+	GT_WAIT_CALL(GT_CALL_SIGNAL, sigwaitinfo, AGAIN_AFTER_SNAPSHOT(GT_REAL(sigwaitinfo)(gt_sample_filter(set, &sb_, &ss_), info)));
 }
 
 /* A timed wait cut short by the snapshot signal returns EINTR as it would
  * have without the tracer (the time left is not known here). */
 GT_EXPORT int sigtimedwait(const sigset_t *set, siginfo_t *info, const struct timespec *timeout)
 {
-	GT_WAIT_CALL(GT_CALL_SIGNAL, sigtimedwait, GT_REAL(sigtimedwait)(set, info, timeout));
+	sigset_t sb_; /* the set without the CPU sampler's signal */
+	int ss_;
+	GT_WAIT_CALL(GT_CALL_SIGNAL, sigtimedwait, GT_REAL(sigtimedwait)(gt_sample_filter(set, &sb_, &ss_), info, timeout));
+}
+
+/* The CPU sampler's signal S (core/cpusample.h) in the program's masks
+ * (issue 17): a set that holds every real-time signal (sigfillset, or all
+ * of them added) is a program blocking or awaiting "everything": S is
+ * taken out of it, so the thread stays sampled and no sigwait or signalfd
+ * of the program ever returns S, and S is put back into the old mask the
+ * program reads (mask_call). A set
+ * that names S among some real-time signals only is a program using S
+ * itself: the sampler gives S back (gt_cpu_release: timers deleted, the
+ * program's view of S in the kernel) and the call passes through. */
+static int all_realtime(const sigset_t *set)
+{
+	for (int s = SIGRTMIN; s <= SIGRTMAX; s++)
+		if (!sigismember(set, s))
+			return 0;
+	return 1;
+}
+
+/* gt_sample_filter (interpose.h): the set to pass on for set (set itself, or *buf without
+ * S); *stripped: S was taken out. */
+const sigset_t *gt_sample_filter(const sigset_t *set, sigset_t *buf, int *stripped)
+{
+	*stripped = 0;
+	int s = gt_signals_cpu();
+	if (!s || !set || gt_self.inside > gt_self.quiet || !sigismember(set, s)) /* not the tracer's own call */
+		return set;
+	if (!all_realtime(set)) {
+		gt_cpu_release();
+		gt_sigview_refresh(s);
+		return set;
+	}
+	*buf = *set;
+	sigdelset(buf, s);
+	*stripped = 1;
+	return buf;
+}
+
+/* mask_call: sigprocmask or pthread_sigmask through real, S kept out. An
+ * old mask holding every real-time signal but S is one the program filled
+ * (S is only ever taken out of such sets): it reads back with S. Stateless,
+ * so a new thread's inherited mask reads back right too. */
+static int mask_call(int (*real)(int, const sigset_t *, sigset_t *), int how, const sigset_t *set, sigset_t *old)
+{
+	sigset_t buf;
+	int stripped;
+	const sigset_t *pass = gt_sample_filter(set, &buf, &stripped);
+	int r = real(how, pass, old);
+	int s = gt_signals_cpu();
+	if (r == 0 && s && old && gt_self.inside <= gt_self.quiet && !sigismember(old, s)) {
+		sigaddset(old, s);
+		if (!all_realtime(old))
+			sigdelset(old, s);
+	}
+	return r;
+}
+
+GT_EXPORT int sigprocmask(int how, const sigset_t *set, sigset_t *old)
+{
+	return mask_call(GT_REAL(sigprocmask), how, set, old);
+}
+
+GT_EXPORT int pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
+{
+	return mask_call(GT_REAL(pthread_sigmask), how, set, old);
 }

@@ -47,7 +47,7 @@ GT_START_FRAME __attribute__((noinline, optimize("no-optimize-sibling-calls"))) 
 	 * stack's bounds known before a handler's capture reads it. */
 	gt_self.inside++;
 	gt_stack_thread_start(&gt_self, &st->stack);
-	pthread_sigmask(SIG_SETMASK, &st->mask, NULL);
+	GT_REAL(pthread_sigmask)(SIG_SETMASK, &st->mask, NULL);
 	while (!atomic_load_explicit(&st->ready, memory_order_acquire))
 		GT_REAL(sched_yield)();
 	void *(*fn)(void *) = st->fn;
@@ -129,13 +129,15 @@ GT_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*
 	 * the creator's, or the one its attributes give. */
 	sigset_t all, old;
 	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
+	GT_REAL(pthread_sigmask)(SIG_SETMASK, &all, &old);
 	st->mask = old;
 	pthread_attr_t *a = (pthread_attr_t *)attr;
 	sigset_t given;
 	int attr_mask = a && pthread_attr_getsigmask_np(a, &given) == 0;
 	if (attr_mask) { /* the caller's attributes, put back below */
-		st->mask = given;
+		sigset_t sb;
+		int stripped;
+		st->mask = *gt_sample_filter(&given, &sb, &stripped); /* never the CPU sampler's signal */
 		pthread_attr_setsigmask_np(a, &all);
 	}
 	/* Before the thread exists: its GoStart may go back to its beginning. */
@@ -143,7 +145,7 @@ GT_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*
 	int r = GT_REAL(pthread_create)(th, attr, trampoline, st);
 	if (attr_mask)
 		pthread_attr_setsigmask_np(a, &st->mask);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	GT_REAL(pthread_sigmask)(SIG_SETMASK, &old, NULL);
 	if (r != 0) {
 		t->inside++;
 		gt_mem_free(st);

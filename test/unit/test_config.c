@@ -64,6 +64,7 @@ static void assert_defaults(const struct gt_config *c)
 	cr_assert_eq(c->clock_monotonic, false);
 	cr_assert_eq(c->deadlock_ns, 10000000000ull);
 	cr_assert_eq(c->deadlock_abort, false);
+	cr_assert_eq(c->cpu_period_ns, 10000000ull);
 }
 
 Test(config, defaults)
@@ -261,6 +262,30 @@ Test(config, deadlock)
 		cr_assert_eq(load_one(&c, "GOTRACE_DEADLOCK", bad[i]), 1, "%s accepted", bad[i]);
 		cr_assert_eq(c.deadlock_ns, 10000000000ull, "%s", bad[i]);
 		cr_assert_eq(c.deadlock_abort, false, "%s", bad[i]);
+	}
+}
+
+Test(config, cpu)
+{
+	struct gt_config c;
+	cr_assert_eq(load_one(&c, "GOTRACE_CPU", "0"), 0);
+	cr_assert_eq(c.cpu_period_ns, 0);
+	cr_assert_eq(load_one(&c, "GOTRACE_CPU", "off"), 0);
+	cr_assert_eq(c.cpu_period_ns, 0);
+	cr_assert_eq(load_one(&c, "GOTRACE_CPU", "250"), 0);
+	cr_assert_eq(c.cpu_period_ns, 4000000ull);
+	cr_assert_eq(load_one(&c, "GOTRACE_CPU", "100Hz"), 0);
+	cr_assert_eq(c.cpu_period_ns, 10000000ull);
+	cr_assert_eq(load_one(&c, "GOTRACE_CPU", "1kHz"), 0);
+	cr_assert_eq(c.cpu_period_ns, 1000000ull);
+	cr_assert_eq(load_one(&c, "GOTRACE_CPU", "4ms"), 0);
+	cr_assert_eq(c.cpu_period_ns, 4000000ull);
+	cr_assert_eq(load_one(&c, "GOTRACE_CPU", "1s"), 0);
+	cr_assert_eq(c.cpu_period_ns, 1000000000ull);
+	const char *bad[] = { "abc", "Hz", "0Hz", "20kHz", "50us", "2s", "-5", "100 Hz", "1e3" };
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		cr_assert_eq(load_one(&c, "GOTRACE_CPU", bad[i]), 1, "%s accepted", bad[i]);
+		cr_assert_eq(c.cpu_period_ns, 10000000ull, "%s", bad[i]);
 	}
 }
 
