@@ -123,6 +123,8 @@ int gt_engine_start(const struct gt_config *cfg, const struct gt_engine_output *
 		out->claimed();
 	gt.pid = (int)getpid();
 	gt_identity_init(argc, argv);
+	if (cfg->cpu_period_ns)
+		gt_identity_set_cpu_hz((unsigned)((1000000000ull + cfg->cpu_period_ns / 2) / cfg->cpu_period_ns));
 	gt_stack_init();
 	if (gt_sys_call(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0)
 		gt.asym_fence = 1;

@@ -11,6 +11,7 @@
 #include "tracer.h"
 
 static char cmd[GT_IDENTITY_CMD_MAX];
+static unsigned cpu_hz; /* the CPU sampling rate, 0 when off (gt_identity_set_cpu_hz) */
 
 /* put_arg appends one argument, quoted when it holds a space or a quote, with
  * control bytes, quotes and backslashes escaped C-style. */
@@ -40,7 +41,11 @@ static size_t put_arg(char *buf, size_t at, size_t cap, const char *a)
 static void format(void)
 {
 	char now[GT_IDENTITY_MAX];
-	snprintf(now, sizeof now, "%s pid=%d ppid=%d cmd=%s", GT_IDENTITY_PREFIX, (int)getpid(), (int)getppid(), cmd);
+	char hz[24] = "";
+	if (cpu_hz)
+		snprintf(hz, sizeof hz, " cpu_hz=%u", cpu_hz);
+	snprintf(now, sizeof now, "%s pid=%d ppid=%d%s cmd=%s", GT_IDENTITY_PREFIX, (int)getpid(), (int)getppid(), hz,
+		 cmd);
 	if (strcmp(now, gt.identity) != 0)
 		memcpy(gt.identity, now, strlen(now) + 1);
 }
@@ -87,4 +92,10 @@ void gt_identity_refresh(void)
 		i += (long)strlen(raw + i) + 1;
 	}
 	gt_identity_init(argc, argv);
+}
+
+void gt_identity_set_cpu_hz(unsigned hz)
+{
+	cpu_hz = hz;
+	format();
 }

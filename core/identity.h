@@ -3,7 +3,7 @@
  * A run of a browser or a build leaves one trace per process; each says which
  * process it is: every generation's string table holds gt.identity,
  *
- *     gotrace.process pid=<pid> ppid=<ppid> cmd=<argv, space-separated>
+ *     gotrace.process pid=<pid> ppid=<ppid> [cpu_hz=<N>] cmd=<argv, space-separated>
  *
  * (arguments holding spaces or quotes are double-quoted, control bytes,
  * quotes and backslashes C-escaped; the command line cut to keep the
@@ -23,6 +23,11 @@
 /* gt_identity_init builds gt.identity from the program's arguments (the
  * constructor's argc/argv, which glibc passes to every constructor). */
 void gt_identity_init(int argc, char **argv);
+
+/* gt_identity_set_cpu_hz states the CPU sampling rate (GOTRACE_CPU, in Hz,
+ * rounded; 0: no sampling, no field), which `gotrace cpu` reads to turn
+ * samples into CPU time (the Go format carries no rate). */
+void gt_identity_set_cpu_hz(unsigned hz);
 
 /* gt_identity_after_fork: the same command line, the child's pid. */
 void gt_identity_after_fork(void);

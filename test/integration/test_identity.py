@@ -13,7 +13,8 @@ import unittest
 import gtlib
 
 SELF = re.compile(r"^(self|child) pid=(\d+) ppid=(\d+)$", re.M)
-LOG = re.compile(r'Category="gotrace\.process" Message="pid=(\d+) ppid=(\d+) cmd=')
+# fields such as cpu_hz=<N> (the CPU sampling rate) may stand before cmd=
+LOG = re.compile(r'Category="gotrace\.process" Message="pid=(\d+) ppid=(\d+) (?:[a-z_]+=\S* )*cmd=')
 
 
 def said(stderr):

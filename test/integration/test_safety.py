@@ -117,9 +117,9 @@ def start_functions(trace):
     return [c.tstack[-1] if c.tstack else "" for c in gtlib.goroutine_creations(gtlib.parsed_events(trace)).values()]
 
 
-# "gotrace.process pid=<pid> ppid=<ppid> cmd=<argv>": one string of the
+# "gotrace.process pid=<pid> ppid=<ppid> [cpu_hz=<N>] cmd=<argv>": one string of the
 # trace's string table (Go wire format: EvString, id, length, bytes).
-_IDENTITY = re.compile(rb"gotrace\.process pid=(\d+) ppid=(\d+) cmd=(.*)", re.S)
+_IDENTITY = re.compile(rb"gotrace\.process pid=(\d+) ppid=(\d+) (?:[a-z_]+=\S* )*cmd=(.*)", re.S)
 
 
 def process_identities(trace):

@@ -33,6 +33,11 @@ Test(ident, parses_the_library_string)
 	cr_expect_str_eq(id.cmd, "");
 	cr_assert_eq(parse("gotrace.process pid=7 ppid=1", &id), 1);
 	cr_expect_str_eq(id.cmd, "");
+	/* Fields the parser does not know (the CPU sampling rate) are skipped. */
+	cr_assert_eq(parse("gotrace.process pid=9 ppid=8 cpu_hz=100 cmd=./app -x", &id), 1);
+	cr_expect_eq(id.pid, 9);
+	cr_expect_eq(id.ppid, 8);
+	cr_expect_str_eq(id.cmd, "./app -x");
 	cr_assert_eq(parse("gotrace.process pid=7", &id), 1);
 	cr_expect_eq(id.ppid, -1);
 	/* Fields added later are skipped; cmd= takes the rest, '=' and all. */
