@@ -18,6 +18,10 @@
 #                                    the worker_main group: time per goroutine
 #                                    by execution, block reason, sched wait
 #   docs/images/sync-flamegraph.png  the sync blocking profile as a flame graph
+#   docs/images/cpu-samples.png      View trace by thread, zoomed to a few ms
+#                                    around a "CPU profile sample" of a
+#                                    worker_main thread, selected (its stack in
+#                                    the bottom panel)
 #
 # Every server and browser started here is stopped when the script ends.
 set -euo pipefail
@@ -103,6 +107,38 @@ TRACE_SETUP = """(function() {
   return pick.title + ' at ' + pick.start.toFixed(3) + ' ms';
 })()"""
 
+# Pick a CPU profile sample (an instant event on a thread's row) in the
+# middle of the trace whose stack holds worker_main, zoom to 6 ms around it
+# and select it, so that the bottom panel shows its stack.
+SAMPLE_SETUP = """(function() {
+  var v = document.querySelector('tr-ui-timeline-view');
+  var banner = document.querySelector('#polyfill-warning');
+  if (banner) banner.style.display = 'none';
+  function stack(f) { var n = []; for (; f; f = f.parentFrame) n.push(f.title); return n.join(' '); }
+  var m = v.model, mid = (m.bounds.min + m.bounds.max) / 2, pick = null;
+  m.getAllThreads().forEach(function(t) {
+    t.sliceGroup.slices.forEach(function(s) {
+      if (s.title !== 'CPU profile sample' || s.start < mid) return;
+      if (!/worker_main/.test(stack(s.startStackFrame))) return;
+      if (!pick || s.start < pick.start) pick = s;
+    });
+  });
+  if (!pick) return 'error: no CPU profile sample of worker_main in the second half of the trace';
+  var canvas = null;
+  Array.prototype.forEach.call(document.querySelectorAll('tr-ui-timeline-track-view canvas'), function(c) {
+    if (!canvas || c.width * c.height > canvas.width * canvas.height) canvas = c;
+  });
+  var vp = v.trackView.viewport;
+  var dt = new tr.ui.TimelineDisplayTransform();
+  dt.set(vp.currentDisplayTransform);
+  dt.xSetWorldBounds(pick.start - 3, pick.start + 3, canvas.width);
+  vp.setDisplayTransformImmediately(dt);
+  v.brushingStateController.changeSelectionFromTimeline(new tr.model.EventSet([pick]));
+  var panel = document.querySelector('tr-ui-a-analysis-view');
+  if (panel) panel.style.height = '390px';
+  return pick.title + ' at ' + pick.start.toFixed(3) + ' ms';
+})()"""
+
 # Right and bottom edge of what a page shows (its text and its leaf
 # elements), to crop short pages.
 CONTENT_BOX = """(function() {
@@ -178,6 +214,14 @@ with tv.GoServer("trace", trace, log + ".trace-http.log", go=go) as server:
         b.settle(5)
         shot(b, "trace-threads.png")
 
+        b.open(server.url(view), tv.VIEWER_READY, timeout=60)
+        picked = b.evaluate(SAMPLE_SETUP)
+        if picked.startswith("error:"):
+            sys.exit("screenshots: " + picked)
+        print("trace view: selected %s" % picked)
+        b.settle(5)
+        shot(b, "cpu-samples.png")
+
         b.open(server.url("/goroutines"), page_ready("worker_main"), timeout=30)
         b.settle()
         cropped(b, "goroutines.png")
@@ -194,8 +238,8 @@ with tv.GoServer("pprof", profile, log + ".pprof-http.log", go=go) as server:
         cropped(b, "sync-flamegraph.png")
 PY
 
-for f in trace-threads goroutines goroutine-worker_main sync-flamegraph; do
+for f in trace-threads cpu-samples goroutines goroutine-worker_main sync-flamegraph; do
 	size=$(wc -c <"$OUT/$f.png")
 	[ "$size" -lt 300000 ] || fail "$OUT/$f.png is $size bytes (keep images under 300 KB)"
 done
-echo "== done: $OUT/trace-threads.png $OUT/goroutines.png $OUT/goroutine-worker_main.png $OUT/sync-flamegraph.png"
+echo "== done: $OUT/trace-threads.png $OUT/cpu-samples.png $OUT/goroutines.png $OUT/goroutine-worker_main.png $OUT/sync-flamegraph.png"
