@@ -63,6 +63,8 @@ static struct gt_cpu_ring *retired, *free_rings; /* reg_lock */
 
 void gt_cpu_configure(uint64_t p)
 {
+	static const struct gt_thread_hooks hooks = { gt_cpu_thread_start, gt_cpu_thread_stop };
+	gt_thread_set_hooks(&hooks); /* each registered thread's timer */
 	period_ns = p;
 	frames = gt.max_frames < CPU_FRAMES_MAX ? gt.max_frames : CPU_FRAMES_MAX;
 	if (frames == 0)

@@ -131,11 +131,11 @@ static int start(void)
 {
 	sigset_t all, old;
 	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
+	GT_REAL(pthread_sigmask)(SIG_SETMASK, &all, &old);
 	atomic_store(&stop, 0);
 	atomic_store(&ready, 0);
 	int err = GT_REAL(pthread_create)(&thread, NULL, flusher_main, NULL);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	GT_REAL(pthread_sigmask)(SIG_SETMASK, &old, NULL);
 	if (err)
 		return err;
 	/* Wait for its own table: until then it holds copies of the program's

@@ -1,5 +1,6 @@
 /* ownstack.c — the tracer's own stack (ownstack.h). */
 #include "ownstack.h"
+#include "real.h"
 #include "sys.h"
 
 #include <errno.h>
@@ -54,12 +55,12 @@ int gt_ownstack_run(void (*fn)(void *), void *arg)
 	int saved = errno;
 	sigset_t all, old;
 	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old); /* glibc keeps its own two */
+	GT_REAL(pthread_sigmask)(SIG_SETMASK, &all, &old); /* glibc keeps its own two */
 	if (!stack_base) {
 		char *p = mmap(NULL, OWN_STACK_SIZE + GUARD_SIZE, PROT_READ | PROT_WRITE,
 			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 		if (p == MAP_FAILED) {
-			pthread_sigmask(SIG_SETMASK, &old, NULL);
+			GT_REAL(pthread_sigmask)(SIG_SETMASK, &old, NULL);
 			errno = saved;
 			return -1;
 		}
@@ -71,7 +72,7 @@ int gt_ownstack_run(void (*fn)(void *), void *arg)
 	void *top = stack_base + GUARD_SIZE + OWN_STACK_SIZE - 64;
 	switch_and_call(top, fn, arg);
 	drain_own_signals(&before);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	GT_REAL(pthread_sigmask)(SIG_SETMASK, &old, NULL);
 	errno = saved;
 	return 0;
 }

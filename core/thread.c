@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "chunk.h"
-#include "cpusample.h"
 #include "region.h"
 #include "stack.h"
 #include "sys.h"
@@ -76,6 +75,13 @@ static void copy_label(struct gt_thread *t, const char *name)
 	atomic_fetch_or_explicit(&t->label_pending, GT_PENDING_LABEL, memory_order_release);
 }
 
+static struct gt_thread_hooks hooks;
+
+void gt_thread_set_hooks(const struct gt_thread_hooks *h)
+{
+	hooks = *h;
+}
+
 void gt_thread_register(struct gt_thread *t, uint64_t g, uintptr_t start_pc)
 {
 	/* Once per thread: a signal handler's wrapped call cannot get here
@@ -97,7 +103,8 @@ void gt_thread_register(struct gt_thread *t, uint64_t g, uintptr_t start_pc)
 	gt.threads = t;
 	gt.nthreads++;
 	t->registered = 1;
-	gt_cpu_thread_start(t); /* its CPU-time timer (core/cpusample.h) */
+	if (hooks.joined)
+		hooks.joined(t); /* e.g. its CPU-time timer (core/cpusample.h) */
 	for (struct gt_pending_label **pp = &gt.pending_labels; *pp; pp = &(*pp)->next) {
 		if (pthread_equal((*pp)->th, t->self)) {
 			struct gt_pending_label *pl = *pp;
@@ -118,7 +125,8 @@ void gt_thread_unregister(struct gt_thread *t)
 	if (!t->registered)
 		return;
 	gt_lock(&gt.reg_lock);
-	gt_cpu_thread_stop(t);
+	if (hooks.leaving)
+		hooks.leaving(t);
 	for (int i = 0; i < 2; i++) {
 		if (t->chunk[i]) {
 			gt_chunk_push_full(t->chunk[i]);

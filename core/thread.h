@@ -215,6 +215,16 @@ void gt_thread_register(struct gt_thread *t, uint64_t g, uintptr_t start_pc);
  * the engine's start, before any thread registers. */
 void gt_thread_on_exit(void (*hook)(void *));
 
+/* Per-thread resources of modules above the registry (the CPU sampler's
+ * timer, core/cpusample.h) are made and dropped through these hooks,
+ * called under reg_lock as a thread joins and leaves the registry; set
+ * once, before any thread registers. The registry knows nothing above it. */
+struct gt_thread_hooks {
+	void (*joined)(struct gt_thread *t);
+	void (*leaving)(struct gt_thread *t);
+};
+void gt_thread_set_hooks(const struct gt_thread_hooks *h);
+
 /* gt_thread_unregister hands the thread's open chunks to the flusher,
  * returns its P and removes it from the registry. After ProcStop. */
 void gt_thread_unregister(struct gt_thread *t);
