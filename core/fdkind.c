@@ -67,6 +67,8 @@ enum gt_fdkind gt_fdkind_probe(int fd)
 	return k;
 }
 
+_Atomic int gt_pipe_waited;
+
 uintptr_t gt_pipe_key_probe(int fd)
 {
 	int saved = errno;

@@ -68,6 +68,11 @@ static inline void gt_fdkind_set(int fd, enum gt_fdkind k)
 
 uintptr_t gt_pipe_key_probe(int fd);
 
+/* Set for good once a wait on a pipe has counted itself a waiter on its
+ * key: until then a write to a pipe has nobody to name itself to and skips
+ * the key (and the fstat of a descriptor's first key) with one load. */
+extern _Atomic int gt_pipe_waited;
+
 /* gt_pipe_key: the wait key of pipe fd (known to be a pipe or FIFO), from
  * the cache when it can (the first use of an fd makes one fstat); 0 if fd
  * is not one after all. */

@@ -181,11 +181,12 @@ extern const char __stop_gt_start_frames[] __attribute__((weak, visibility("hidd
 /* The rules of every PC, shared by all threads (core/unwind.h). */
 static struct gt_unwind_cache rule_cache;
 
-/* walk unwinds the calling thread's stack from here (see gt_unwind). */
-__attribute__((noinline)) static unsigned walk(uintptr_t *ip, uintptr_t *slot, unsigned max, unsigned *flags)
+/* unwind_ctx: what an unwind of thread t reads — the shared rule cache,
+ * the library's range, the start trampolines that end a stack, the thread's
+ * stack and alternate stack. */
+static void unwind_ctx(struct gt_thread *t, struct gt_unwind_ctx *c)
 {
-	struct gt_thread *t = &gt_self;
-	struct gt_unwind_ctx c = {
+	*c = (struct gt_unwind_ctx){
 		.cache = &rule_cache,
 		.self_lo = gt.self_lo,
 		.self_hi = gt.self_hi,
@@ -193,7 +194,15 @@ __attribute__((noinline)) static unsigned walk(uintptr_t *ip, uintptr_t *slot, u
 		.ends_hi = (uintptr_t)__stop_gt_start_frames,
 		.stack = { t->bounds.lo, t->bounds.hi },
 	};
-	alt_range(t, &c.alt.lo, &c.alt.hi);
+	alt_range(t, &c->alt.lo, &c->alt.hi);
+}
+
+/* walk unwinds the calling thread's stack from here (see gt_unwind). */
+__attribute__((noinline)) static unsigned walk(uintptr_t *ip, uintptr_t *slot, unsigned max, unsigned *flags)
+{
+	struct gt_thread *t = &gt_self;
+	struct gt_unwind_ctx c;
+	unwind_ctx(t, &c);
 	/* Only a registered thread's hazard slot is seen by publishers; a
 	 * rule's computation needs the thread's scratch memory. */
 	*flags = 0;
@@ -219,16 +228,9 @@ unsigned gt_stack_capture_regs(struct gt_thread *t, uintptr_t pc, uintptr_t sp, 
 		pcs[0] = pc;
 		return 1;
 	}
-	struct gt_unwind_ctx c = {
-		.cache = &rule_cache,
-		.self_lo = gt.self_lo,
-		.self_hi = gt.self_hi,
-		.ends_lo = (uintptr_t)__start_gt_start_frames,
-		.ends_hi = (uintptr_t)__stop_gt_start_frames,
-		.stack = { t->bounds.lo, t->bounds.hi },
-		.scratch = &side->unwind,
-	};
-	alt_range(t, &c.alt.lo, &c.alt.hi);
+	struct gt_unwind_ctx c;
+	unwind_ctx(t, &c);
+	c.scratch = &side->unwind;
 	c.mods = gt_modules_enter(t);
 	struct gt_unwind_regs r = { .pc = pc, .sp = sp, .rbp = rbp };
 	unsigned flags;

@@ -35,7 +35,8 @@ GT_EXPORT ssize_t preadv(int fd, const struct iovec *iov, int cnt, off_t off)
  * kind, read once for this and for the call's kind. */
 #define PIPE_RELEASE(k, fd, fn)                                          \
 	do {                                                             \
-		if (__builtin_expect((k) == GT_FD_PIPE, 0))              \
+		if (__builtin_expect((k) == GT_FD_PIPE, 0) &&            \
+		    atomic_load_explicit(&gt_pipe_waited, memory_order_relaxed)) \
 			GT_RELEASE(gt_pipe_key(fd), fn);                 \
 	} while (0)
 #define KIND_CALL(k) ((k) == GT_FD_SOCKET ? GT_CALL_NETWORK : GT_CALL_SYSCALL)

@@ -170,6 +170,8 @@ static uintptr_t pipe_key(int fd, int kind)
 {
 	if (fd < 0 || kind != GT_CALL_NETWORK || gt_fdkind(fd) != GT_FD_PIPE)
 		return 0;
+	if (!atomic_load_explicit(&gt_pipe_waited, memory_order_relaxed))
+		atomic_store_explicit(&gt_pipe_waited, 1, memory_order_relaxed);
 	return gt_pipe_key(fd);
 }
 
