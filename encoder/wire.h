@@ -88,6 +88,33 @@ enum gt_pstatus { GT_P_BAD = 0, GT_P_RUNNING = 1, GT_P_IDLE = 2, GT_P_SYSCALL = 
 #define GT_ALLOCFREE_TYPES 0
 #define GT_ALLOCFREE_INFO 1
 
+/* Memory mappings as AllocFree spans (docs/heap.md, "Mapped memory").
+ * A span's id is its base address / GT_SPAN_PAGE (the info batch's page
+ * size), npages its length in those pages. kindclass packs the mapping's
+ * class and the site that made it: (site << 4) | (class << 1) | 1 — always
+ * odd, so it is never a Go heap span class (those are spanclass << 1); site
+ * is a stack id of the same generation's stack table, 0 when unknown.
+ * Thread stacks are also GoroutineStack events: id = base / GT_SPAN_PAGE
+ * (the info batch's fixed stack size is GT_SPAN_PAGE), order = the bit
+ * length of the size rounded up to a power of two (as Go's runtime); the
+ * exact size is the stack's span (class GT_SPAN_STACK). */
+#define GT_SPAN_PAGE 4096
+enum gt_span_class {
+	GT_SPAN_ANON = 0,     /* anonymous mapping made by the program (mmap/mremap) */
+	GT_SPAN_MALLOC = 1,   /* anonymous mapping made inside the allocator (an arena) */
+	GT_SPAN_BRK = 2,      /* the brk heap ([heap]) */
+	GT_SPAN_STACK = 3,    /* a thread's stack, main's [stack] included */
+	GT_SPAN_UNSEEN = 4,   /* anonymous, only seen in the process's map (made by calls
+	                       * that bypass the wrappers, e.g. glibc malloc's own mmap) */
+	GT_SPAN_CLASSES = 5,
+};
+#define GT_SPAN_KINDCLASS(site, cls) (((uint64_t)(site) << 4) | ((uint64_t)(cls) << 1) | 1)
+#define GT_SPAN_KC_CLASS(kc) ((unsigned)(((kc) >> 1) & 7))
+#define GT_SPAN_KC_SITE(kc) ((kc) >> 4)
+/* The M of the batches that restate live memory at a generation's start
+ * (Span, GoroutineStack and HeapObject snapshot events): no thread's. */
+#define GT_SNAPSHOT_M ((uint64_t)1 << 62)
+
 #define GT_NO_THREAD UINT64_MAX      /* M of NoThread batches, "-1" args */
 #define GT_MAX_BATCH 65536           /* payload bytes of one batch, at most */
 #define GT_MAX_STRING 1024           /* bytes of one string, at most */
