@@ -34,6 +34,7 @@
 #include "flight.h"
 #include "gen_chunks.h"
 #include "gen_heap.h"
+#include "gen_spans.h"
 #include "gen_out.h"
 #include "gen_stacks.h"
 #include "gen_status.h"
@@ -167,6 +168,7 @@ static void advance(int final)
 	gt_gen_stacks_write(&o, old, ts, final); /* before the strings: symbolizing adds some */
 	gt_gen_strings_write(&o, old, ts);
 	gt_gen_heap_write(&o, old, ts);
+	gt_gen_spans_write(&o, old); /* the snapshot taken at its start */
 	for (int i = 0; i < samples.n; i++)
 		gt_gen_out_add(&o, samples.iov[i].iov_base, samples.iov[i].iov_len);
 	gt_gen_chunks_write(&chunks, &o);
@@ -185,7 +187,10 @@ static void advance(int final)
 	gt_strtab_reset(&gt.strings[old & 1]);
 	gt_gen_chunks_recycle(&chunks);
 	gt_gen_free_all();
+	gt_gen_spans_done(old);
 	gen_start_ts = ts;
+	if (!final)
+		gt_gen_spans_take(old + 1, ts); /* the new generation's snapshot */
 	if (final) {
 		gt.finished = 1;
 		gt_pressure_report();

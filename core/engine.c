@@ -28,6 +28,8 @@
 #include "sys.h"
 #include "thread.h"
 #include "wake.h"
+#include "gen_spans.h"
+#include "spans.h"
 
 #ifndef MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED
 #define MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED (1 << 4)
@@ -49,6 +51,9 @@ static void thread_exit(void *v)
 	if (!t->registered || t->state == GT_T_DEAD)
 		return;
 	gt_heap_thread_end(t);
+	t->inside++;
+	gt_span_thread_stack_end(t); /* its stack's GoroutineStackFree and SpanFree */
+	t->inside--;
 	gt_thread_end(t);
 	/* Back to one thread (or none, after main's pthread_exit): the
 	 * flusher goes before this thread is gone, so the program is
@@ -72,6 +77,9 @@ static void start_tracing(struct gt_thread *t)
 	gt_inline_flusher(0, NULL);
 	atomic_store(&gt.on, 1);
 	gt_main_begin(t, ts);
+	/* The first generation's snapshot of mapped memory (core/gen_spans.h),
+	 * once main is registered: its [stack] is its GoroutineStack. */
+	gt_gen_spans_take(atomic_load_explicit(&gt.gen, memory_order_relaxed), ts);
 }
 
 /* configure applies the options (read once, before any event). */

@@ -59,6 +59,12 @@ static int private_table(int keep)
 	return 0;
 }
 
+int gt_flusher_is_self(void)
+{
+	int id = atomic_load(&tid);
+	return id != 0 && id == gt_gettid() && atomic_load(&ready) == 1;
+}
+
 static void *flusher_main(void *arg)
 {
 	(void)arg;

@@ -66,7 +66,7 @@ void gt_gen_heap_write(struct gt_gen_out *o, uint64_t old, uint64_t ts)
 		gt_batch_uvarint(&b, GT_HEAP_MIN_ADDR);
 		gt_batch_uvarint(&b, 4096);
 		gt_batch_uvarint(&b, GT_HEAP_ALIGN);
-		gt_batch_uvarint(&b, 0);
+		gt_batch_uvarint(&b, GT_SPAN_PAGE); /* fixed_stack: GoroutineStack ids are base / page (core/spans.h) */
 		gt_gen_out_add(o, b.mem, gt_batch_finish(&b));
 	}
 	struct type_dump d = { .o = o, .gen = old, .ts = ts };

@@ -7,6 +7,8 @@
 #include <sys/resource.h>
 
 #include "lock.h"
+#include "ownmaps.h"
+#include "sys.h"
 #include "thread.h"
 
 /* Until reserved: an empty region at the top of the address space, where
@@ -87,13 +89,14 @@ static int reserve(void)
 	if (getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY && as.rlim_cur / 16 < len)
 		len = (size_t)(as.rlim_cur / 16) & ~(size_t)4095;
 	void *p = len < ((size_t)16 << 20) ? MAP_FAILED
-					   : mmap(NULL, len, PROT_READ | PROT_WRITE,
+					   : gt_sys_mmap(NULL, len, PROT_READ | PROT_WRITE,
 						  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	errno = saved;
 	if (p == MAP_FAILED) {
 		atomic_store_explicit(&state, -1, memory_order_release);
 		return -1;
 	}
+	gt_ownmaps_add(p, len); /* no memory of the program's (core/gen_spans.h) */
 	bump = (uintptr_t)p;
 	end = bump + len;
 	/* The start first: a reader seeing the length sees the start. */

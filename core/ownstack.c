@@ -1,5 +1,6 @@
 /* ownstack.c — the tracer's own stack (ownstack.h). */
 #include "ownstack.h"
+#include "ownmaps.h"
 #include "real.h"
 #include "sys.h"
 
@@ -57,14 +58,15 @@ int gt_ownstack_run(void (*fn)(void *), void *arg)
 	sigfillset(&all);
 	GT_REAL(pthread_sigmask)(SIG_SETMASK, &all, &old); /* glibc keeps its own two */
 	if (!stack_base) {
-		char *p = mmap(NULL, OWN_STACK_SIZE + GUARD_SIZE, PROT_READ | PROT_WRITE,
+		char *p = gt_sys_mmap(NULL, OWN_STACK_SIZE + GUARD_SIZE, PROT_READ | PROT_WRITE,
 			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 		if (p == MAP_FAILED) {
 			GT_REAL(pthread_sigmask)(SIG_SETMASK, &old, NULL);
 			errno = saved;
 			return -1;
 		}
-		mprotect(p, GUARD_SIZE, PROT_NONE);
+		gt_sys_call(SYS_mprotect, p, GUARD_SIZE, PROT_NONE);
+		gt_ownmaps_add(p, OWN_STACK_SIZE + GUARD_SIZE);
 		stack_base = p;
 	}
 	sigset_t before;

@@ -1,5 +1,7 @@
 /* region.c — bump allocation over mmap'd blocks. */
 #include "region.h"
+#include "ownmaps.h"
+#include "sys.h"
 
 #include <stdint.h>
 #include <sys/mman.h>
@@ -14,14 +16,19 @@ struct gt_region_block {
 
 void *gt_map(size_t n)
 {
-	void *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	return p == MAP_FAILED ? NULL : p;
+	void *p = gt_sys_mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return NULL;
+	gt_ownmaps_add(p, n);
+	return p;
 }
 
 void gt_unmap(void *p, size_t n)
 {
-	if (p)
-		munmap(p, n);
+	if (p) {
+		gt_ownmaps_del(p);
+		gt_sys_munmap(p, n);
+	}
 }
 
 void *gt_region_alloc(struct gt_region *r, size_t n)

@@ -33,7 +33,7 @@
 void gt_symmap_release(struct gt_symmap *m)
 {
 	if (m->addr)
-		munmap(m->addr, m->len);
+		gt_sys_munmap(m->addr, m->len);
 	m->addr = NULL;
 	m->len = 0;
 }
@@ -332,7 +332,7 @@ Elf *gt_symfile_vdso(const void *ehdr, struct gt_symmap *map)
 	}
 	if (len > VDSO_MAX || len < sizeof *eh)
 		return NULL;
-	void *copy = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	void *copy = gt_sys_mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (copy == MAP_FAILED)
 		return NULL;
 	memcpy(copy, ehdr, len);

@@ -53,6 +53,20 @@ static inline long gt_sys_call6(long n, long a, long b, long c, long d, long e, 
 	gt_sys_call6((long)(n), (long)(a), (long)(b), (long)(c), (long)(d), (long)(e), (long)(f))
 #define gt_sys_call(...) gt_sys_call_(__VA_ARGS__, 0, 0, 0, 0, 0, 0, 0)
 
+/* gt_sys_mmap / gt_sys_munmap: the tracer's own mappings, made with the
+ * instruction itself: the library exports mmap and munmap
+ * (interpose/mmap.c), which record the program's mappings as spans. */
+static inline void *gt_sys_mmap(void *addr, unsigned long len, int prot, int flags, int fd, long off)
+{
+	long r = gt_sys_call(SYS_mmap, addr, len, prot, flags, fd, off);
+	return r == -1 ? (void *)-1 : (void *)r;
+}
+
+static inline int gt_sys_munmap(void *addr, unsigned long len)
+{
+	return (int)gt_sys_call(SYS_munmap, addr, len);
+}
+
 static inline int gt_gettid(void) { return (int)gt_sys_call(SYS_gettid); }
 
 /* gt_sys_yield: sched_yield without passing through the library's own

@@ -176,6 +176,7 @@ static void fresh(struct gt_side *s)
 	memset(&s->types, 0, sizeof s->types);
 	s->typelog[0] = s->typelog[1] = NULL;
 	memset(s->stack_cache, 0, sizeof s->stack_cache);
+	s->stack_base = s->stack_len = 0;
 }
 
 struct gt_side *gt_thread_side_slow(struct gt_thread *t)

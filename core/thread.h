@@ -69,6 +69,11 @@ struct gt_side {
 	struct gt_region_open regions[GT_REGIONS];
 	/* The unwinder's working memory for a rule not cached yet. */
 	struct gt_unwind_scratch unwind;
+	/* The thread's stack as a span (core/spans.h): base and length, 0
+	 * when none was written (main's is its [stack] mapping, stated by
+	 * the generation snapshots). Here, not in the TLS state: every byte
+	 * of static TLS comes out of each thread's stack. */
+	uintptr_t stack_base, stack_len;
 };
 
 #define GT_PENDING_LABEL 1
@@ -79,6 +84,10 @@ struct gt_thread {
 	 * flusher and dead threads: interposed calls then pass straight
 	 * through. */
 	int inside;
+#define GT_INSIDE_ALLOC (1 << 16) /* the raise around a real allocator call
+				   * (interpose/malloc.c): `inside` minus `quiet`
+				   * equal to it is the allocator working for the
+				   * program (its mmap: a GT_SPAN_MALLOC span) */
 	/* The part of `inside` raised by calls pending in the kernel
 	 * (gt_call_begin .. gt_call_end): they pass nested calls through but
 	 * leave the tracer's state consistent, so a generation switch may run

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "../core/advance.h"
+#include "../core/sys.h"
 #include "../core/flusher.h"
 #include "../core/inline.h"
 #include "../core/sink.h"
@@ -73,7 +74,7 @@ static char *const *without_claim(char *const envp[], size_t *mapped)
 	if (!hit)
 		return envp;
 	size_t bytes = (n + 1) * sizeof(char *);
-	char **v = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char **v = gt_sys_mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (v == MAP_FAILED)
 		return envp;
 	size_t k = 0;
@@ -118,7 +119,7 @@ GT_EXPORT void quick_exit(int status)
 		int r_ = call_with(env_);                                   \
 		int e_ = errno;                                             \
 		if (mapped_)                                                \
-			munmap((void *)env_, mapped_);                      \
+			gt_sys_munmap((void *)env_, mapped_);                      \
 		errno = e_;                                                 \
 		return r_;                                                  \
 	} while (0)

@@ -27,7 +27,9 @@
 
 /* --- the halves --------------------------------------------------------------- */
 
-/* Every real allocator call runs with the thread's `inside` raised, traced
+/* Every real allocator call runs with the thread's `inside` raised by
+ * GT_INSIDE_ALLOC (core/thread.h: the anonymous mappings the allocator makes
+ * inside are then class GT_SPAN_MALLOC, interpose/mmap.c), traced
  * or passing through (a thread past its end, the tracer's own calls): a
  * signal handler that interrupts it must neither record (its calls pass
  * through) nor switch a generation on this thread (the switch allocates:
@@ -90,12 +92,12 @@ static GT_SLOW void *alloc_slow(void *p, size_t size, enum alloc_fn f, uintptr_t
 				if (o_)                                                \
 					return o_;                                     \
 			}                                                              \
-			t_->inside++;                                                  \
+			t_->inside += GT_INSIDE_ALLOC;                                 \
 			void *q_ = call;                                               \
-			t_->inside--;                                                  \
+			t_->inside -= GT_INSIDE_ALLOC;                                 \
 			return q_;                                                     \
 		}                                                                      \
-		t_->inside = 1;                                                        \
+		t_->inside = GT_INSIDE_ALLOC;                                          \
 		void *p_ = call;                                                       \
 		t_->inside = 0;                                                        \
 		if (__builtin_expect((int64_t)(t_->heap_left -= (size)) < 0, 0))       \
@@ -146,13 +148,14 @@ static GT_SLOW void free_slow(void *p, enum free_kind kind, size_t a, size_t b)
 	struct gt_thread *t = &gt_self;
 	int in = t->inside++;
 	free_record(t, p, in);
+	t->inside += GT_INSIDE_ALLOC - 1;
 	if (kind == FREE_PLAIN)
 		GT_ALLOC(free)(p);
 	else if (kind == FREE_SIZED)
 		GT_ALLOC(free_sized)(p, a);
 	else
 		GT_ALLOC(free_aligned_sized)(p, a, b);
-	t->inside--;
+	t->inside -= GT_INSIDE_ALLOC;
 }
 
 /* --- the wrappers ----------------------------------------------------------- */
@@ -180,8 +183,9 @@ static GT_SLOW void free_plain_slow(void *p)
 	struct gt_thread *t = &gt_self;
 	int in = t->inside++;
 	free_record(t, p, in);
+	t->inside += GT_INSIDE_ALLOC - 1;
 	GT_ALLOC(free)(p);
-	t->inside--;
+	t->inside -= GT_INSIDE_ALLOC;
 }
 
 GT_EXPORT void free(void *p)
@@ -195,9 +199,9 @@ GT_EXPORT void free(void *p)
 		return;
 	}
 	struct gt_thread *t = &gt_self;
-	t->inside++;
+	t->inside += GT_INSIDE_ALLOC;
 	GT_ALLOC(free)(p);
-	t->inside--;
+	t->inside -= GT_INSIDE_ALLOC;
 }
 
 GT_EXPORT void free_sized(void *p, size_t n)
@@ -211,9 +215,9 @@ GT_EXPORT void free_sized(void *p, size_t n)
 		return;
 	}
 	struct gt_thread *t = &gt_self;
-	t->inside++;
+	t->inside += GT_INSIDE_ALLOC;
 	GT_ALLOC(free_sized)(p, n);
-	t->inside--;
+	t->inside -= GT_INSIDE_ALLOC;
 }
 
 GT_EXPORT void free_aligned_sized(void *p, size_t align, size_t n)
@@ -227,9 +231,9 @@ GT_EXPORT void free_aligned_sized(void *p, size_t align, size_t n)
 		return;
 	}
 	struct gt_thread *t = &gt_self;
-	t->inside++;
+	t->inside += GT_INSIDE_ALLOC;
 	GT_ALLOC(free_aligned_sized)(p, align, n);
-	t->inside--;
+	t->inside -= GT_INSIDE_ALLOC;
 }
 
 /* realloc_slow: the old object may be recorded (or p is NULL and the
@@ -244,7 +248,9 @@ static GT_SLOW void *realloc_slow(void *p, size_t n, uintptr_t ra, uintptr_t cfa
 	struct gt_thread *t = &gt_self;
 	int in = t->inside++;
 	uint64_t token = p ? gt_heap_realloc_freeing(t, p, in != 0) : 0;
+	t->inside += GT_INSIDE_ALLOC - 1;
 	void *q = GT_ALLOC(realloc)(p, n);
+	t->inside -= GT_INSIDE_ALLOC - 1;
 	if (!in) {
 		if ((int64_t)(t->heap_left -= n) < 0)
 			gt_heap_countdown(t, q, n, GT_FN(realloc), ra, cfa);
@@ -262,9 +268,9 @@ static GT_SLOW void *own_realloc(void *p, size_t n)
 		return malloc(n);
 	if (!gt_own_contains(p)) {
 		struct gt_thread *t = &gt_self;
-		t->inside++;
+		t->inside += GT_INSIDE_ALLOC;
 		void *q = GT_ALLOC(realloc)(p, n);
-		t->inside--;
+		t->inside -= GT_INSIDE_ALLOC;
 		return q;
 	}
 	void *q = gt_own_realloc(p, n);
@@ -309,9 +315,9 @@ GT_EXPORT int posix_memalign(void **out, size_t align, size_t n)
 			return 0;
 		}
 	}
-	t->inside++;
+	t->inside += GT_INSIDE_ALLOC;
 	int r = GT_ALLOC(posix_memalign)(out, align, n);
-	if (__builtin_expect(--t->inside == 0, 1) && __builtin_expect((int64_t)(t->heap_left -= n) < 0, 0))
+	if (__builtin_expect((t->inside -= GT_INSIDE_ALLOC) == 0, 1) && __builtin_expect((int64_t)(t->heap_left -= n) < 0, 0))
 		alloc_slow(r == 0 ? *out : NULL, n, A_POSIX_MEMALIGN, GT_RA(), GT_CFA());
 	return r;
 }

@@ -23,6 +23,7 @@
 
 #include "../core/flusher.h"
 #include "../core/mem.h"
+#include "../core/spans.h"
 #include "interpose.h"
 #include "../core/stack.h"
 
@@ -38,6 +39,22 @@ struct start {
 	struct gt_stack_hint stack; /* where its stack is, for the unwinder */
 };
 
+/* stack_span writes the new thread's stack as GoroutineStackAlloc and a
+ * span of class GT_SPAN_STACK (core/spans.h): the size it was given (the
+ * attributes' or the default), below the top of the block glibc mapped —
+ * the page boundary above the thread's descriptor, as core/stack.c finds
+ * it — or, for a stack the program supplied, its own range. The guard
+ * page under it is no memory. */
+static __attribute__((noinline)) void stack_span(const struct gt_stack_hint *h)
+{
+	if (!h->size || !gt_spans_on())
+		return;
+	uintptr_t top = h->user_top ? h->user_top & ~(uintptr_t)4095 : ((uintptr_t)pthread_self() | 4095) + 1;
+	uintptr_t lo = h->user_top ? (h->user_top - h->size + 4095) & ~(uintptr_t)4095 : top - h->size;
+	if (lo < top && top - lo <= h->size)
+		gt_span_thread_stack(&gt_self, lo, top - lo);
+}
+
 /* Not a tail call: its frame marks where the thread's stacks end. */
 GT_START_FRAME __attribute__((noinline, optimize("no-optimize-sibling-calls"))) static void *trampoline(void *p)
 {
@@ -52,8 +69,10 @@ GT_START_FRAME __attribute__((noinline, optimize("no-optimize-sibling-calls"))) 
 		GT_REAL(sched_yield)();
 	void *(*fn)(void *) = st->fn;
 	void *arg = st->arg;
-	if (atomic_load_explicit(&st->ready, memory_order_relaxed) == 1)
+	if (atomic_load_explicit(&st->ready, memory_order_relaxed) == 1) {
 		gt_thread_begin(&gt_self, st->g, st->start_pc, st->gen, st->created);
+		stack_span(&st->stack);
+	}
 	gt_mem_free(st);
 	gt_self.inside--;
 	void *ret = fn(arg);

@@ -1,0 +1,33 @@
+/* gen_spans.h — each generation's snapshot of mapped memory: a Span for
+ * every anonymous mapping with some access, [heap] and [stack] included,
+ * and a GoroutineStack for every live thread whose stack is known, in
+ * event batches of M = GT_SNAPSHOT_M (encoder/wire.h), as Go's
+ * traceSnapshotMemory restates live memory at a generation's start.
+ *
+ * Read from /proc/self/maps, so mappings made by calls the wrappers do not
+ * see (glibc malloc's own mmap, the loader, glibc's thread stacks) show at
+ * generation granularity; classes come from the table of mappings seen
+ * made (core/spans.h), else GT_SPAN_UNSEEN, GT_SPAN_BRK ([heap]) or
+ * GT_SPAN_STACK ([stack]). A snapshot's kindclass carries no site (0): the
+ * site was the mapping's SpanAlloc's. Taken when a generation starts (the
+ * switch, core/advance.c, with gt.advance_lock held; and the first
+ * generation at the engine's start), kept, and written with the
+ * generation's other batches when it closes. Only on the flusher (its own
+ * descriptor table) or while the process has one thread: otherwise that
+ * generation has no snapshot. Only with heap recording on. */
+#ifndef GT_GEN_SPANS_H
+#define GT_GEN_SPANS_H
+
+#include <stdint.h>
+
+#include "gen_out.h"
+
+/* gt_gen_spans_take takes generation gen's snapshot (at ts or later). */
+void gt_gen_spans_take(uint64_t gen, uint64_t ts);
+
+/* gt_gen_spans_write adds gen's snapshot batches to o; gt_gen_spans_done
+ * frees them once o is written. */
+void gt_gen_spans_write(struct gt_gen_out *o, uint64_t gen);
+void gt_gen_spans_done(uint64_t gen);
+
+#endif

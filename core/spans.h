@@ -1,0 +1,85 @@
+/* spans.h — mapped memory as AllocFree spans (docs/heap.md, "Mapped
+ * memory"; the wire contract is encoder/wire.h's, above GT_SPAN_PAGE).
+ *
+ * The table of mappings seen made: every span the library has written a
+ * SpanAlloc for and no SpanFree yet — anonymous mappings made through the
+ * exported mmap/mremap (interpose/mmap.c) and thread stacks — as base,
+ * length, class and site. A munmap, a MAP_FIXED mapping over one, or an
+ * mremap frees what it covers (SpanFree) and states again what is left of a
+ * span it cut (SpanAlloc of the remaining pieces, same class and site). The
+ * generation snapshot (core/gen_spans.h) reads the classes from it.
+ *
+ * The table lives in memory mapped straight from the kernel (never the
+ * program's allocator: the calls come from inside it, jemalloc's arenas) and
+ * its lock is held for table work only, never while an event is written
+ * (a writer may wait for the flusher, which takes the lock to snapshot).
+ * Callers have raised t->inside, so a signal handler's mmap passes through
+ * rather than taking the lock a second time. */
+#ifndef GT_SPANS_H
+#define GT_SPANS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "thread.h"
+
+/* A span of the table. site: a stack id of generation site_gen (0: none). */
+struct gt_span {
+	uintptr_t base, len;
+	uint8_t cls;      /* enum gt_span_class */
+	uint32_t site;
+	uint64_t site_gen;
+};
+
+/* gt_spans_on: spans are recorded (heap recording on, tracing on). */
+int gt_spans_on(void);
+
+/* gt_span_mapped: [base, base+len) was just mapped by the calling thread,
+ * anonymous and accessible (len > 0), with class cls, at the interposed
+ * function site called from ra with CFA cfa. Whatever the table knew in
+ * the range is freed first (MAP_FIXED over a span). Writes the events in
+ * the thread's batch. pre: t->inside raised by the caller. */
+void gt_span_mapped(struct gt_thread *t, uintptr_t base, size_t len, unsigned cls, uintptr_t site, uintptr_t ra,
+		    uintptr_t cfa);
+
+/* gt_span_unmapping: [base, base+len) is about to be unmapped (or replaced
+ * by a mapping that is no span): SpanFree for every known span it touches,
+ * SpanAlloc for the pieces of them left outside it. pre: t->inside raised. */
+void gt_span_unmapping(struct gt_thread *t, uintptr_t base, size_t len);
+
+/* gt_span_class_at: the class of the known span holding [base, base+len)
+ * whole, or -1 (used by mremap: the moved span keeps its class). */
+int gt_span_class_at(uintptr_t base, size_t len);
+
+/* gt_span_maybe: a cheap unlocked test; 0 when no known span can meet
+ * [base, base+len) (the table's bounds). */
+int gt_span_maybe(uintptr_t base, size_t len);
+
+/* Thread stacks (GoroutineStackAlloc/Free + a span of class
+ * GT_SPAN_STACK): gt_span_thread_stack notes the calling thread's stack
+ * [base, base+len) and writes its events; gt_span_thread_stack_end writes
+ * their ends (the thread is ending). Both in the thread's batch. */
+void gt_span_thread_stack(struct gt_thread *t, uintptr_t base, size_t len);
+void gt_span_thread_stack_end(struct gt_thread *t);
+
+/* The order of a GoroutineStack of len bytes: the bit length of len rounded
+ * up to a power of two (Go's runtime: sys.Len64 of the size). */
+static inline uint64_t gt_span_stack_order(uint64_t len)
+{
+	if (len <= 1)
+		return len;
+	return 64 - (uint64_t)__builtin_clzll(len - 1) + 1;
+}
+
+/* For core/gen_spans.c, under the table's lock: gt_spans_lock/unlock,
+ * gt_spans_each (in address order; fn returns nonzero to drop the span
+ * from the table, e.g. gone from the process's map), gt_spans_set_main
+ * (main's [stack] as the table's stack span of the main thread). */
+void gt_spans_lock(void);
+void gt_spans_unlock(void);
+void gt_spans_each(int (*fn)(void *ctx, struct gt_span *s), void *ctx);
+
+/* gt_spans_after_fork: the child's lock, free (fork handler). */
+void gt_spans_after_fork(void);
+
+#endif
