@@ -340,6 +340,15 @@ void gt_gen_spans_take(uint64_t gen, uint64_t ts)
 	uint64_t t0 = gt_now();
 	if (read_map(&r) != 0)
 		goto out;
+	/* The brk heap's start, for the spans of sbrk/brk (core/spans.h). */
+	for (size_t k = 0; k < r.n; k++)
+		if (r.v[k].kind == R_HEAP)
+			gt_span_brk_start(r.v[k].lo);
+	if (gen == 1) {
+		long b = gt_sys_call(SYS_brk, 0);
+		if (b > 0)
+			gt_span_brk_start((uintptr_t)b);
+	}
 	r = without_own(&r);
 	/* The threads' stacks: known ones, and main's [stack] (its bounds lie
 	 * in it). */

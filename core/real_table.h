@@ -148,6 +148,8 @@
 	NEED(socketpair, "socketpair", NULL, int, (int domain, int type, int protocol, int sv[2]))                 \
 	NEED(pipe, "pipe", NULL, int, (int fds[2]))                                                                \
 	NEED(pipe2, "pipe2", NULL, int, (int fds[2], int flags))                                                   \
+	NEED(sbrk, "sbrk", NULL, void *, (intptr_t incr))                                                          \
+	NEED(brk, "brk", NULL, int, (void *addr))                                                                  \
 	NEED(fopen, "fopen", NULL, FILE *, (const char *path, const char *mode))                                   \
 	NEED(fdopen, "fdopen", NULL, FILE *, (int fd, const char *mode))                                           \
 	NEED(fclose, "fclose", NULL, int, (FILE *f))                                                               \

@@ -47,6 +47,27 @@ void gt_span_mapped(struct gt_thread *t, uintptr_t base, size_t len, unsigned cl
  * SpanAlloc for the pieces of them left outside it. pre: t->inside raised. */
 void gt_span_unmapping(struct gt_thread *t, uintptr_t base, size_t len);
 
+/* Reservations (anonymous PROT_NONE mappings, no span): gt_span_reserved
+ * notes [base, base+len) as one, just mapped. gt_span_protecting: an
+ * mprotect just set [base, base+len) to PROT_NONE (none) or to some
+ * access; within reservations, spans made inaccessible are freed (cut),
+ * and accessible pages no span covers become spans of class cls at site.
+ * gt_span_reserved_maybe: the cheap unlocked test for mprotect. */
+void gt_span_reserved(uintptr_t base, size_t len);
+void gt_span_protecting(struct gt_thread *t, uintptr_t base, size_t len, int none, unsigned cls, uintptr_t site,
+			uintptr_t ra, uintptr_t cfa);
+int gt_span_reserved_maybe(uintptr_t base, size_t len);
+
+/* The brk heap ([heap], class GT_SPAN_BRK): one span from the initial
+ * break, whose id the snapshots use too. gt_span_brk_start notes the
+ * initial break (the first snapshot's [heap], or the break then);
+ * gt_span_brk_moved writes SpanFree + SpanAlloc of the heap's new extent
+ * after the program's own sbrk/brk moved the break from old_end to new_end
+ * (glibc's malloc moves it with its own calls: the snapshots state those). */
+void gt_span_brk_start(uintptr_t start);
+void gt_span_brk_moved(struct gt_thread *t, uintptr_t old_end, uintptr_t new_end, uintptr_t site, uintptr_t ra,
+		       uintptr_t cfa);
+
 /* gt_span_class_at: the class of the known span holding [base, base+len)
  * whole, or -1 (used by mremap: the moved span keeps its class). */
 int gt_span_class_at(uintptr_t base, size_t len);

@@ -1,7 +1,7 @@
 /* mmap.c — anonymous mappings as AllocFree spans (core/spans.h,
  * docs/heap.md "Mapped memory").
  *
- * mmap, mmap64, munmap and mremap make the system call with the
+ * mmap, mmap64, munmap, mremap and mprotect make the system call with the
  * instruction itself, as glibc's thin wrappers do: resolving the next
  * definition with dlsym could run before the allocator is set up, from
  * inside it (jemalloc maps its first arena while its first malloc is being
@@ -18,6 +18,13 @@
  *   the real call (so another thread cannot map the range first), then
  *   SpanAlloc of the parts of them left outside the range (a partial
  *   munmap: jemalloc trims its over-sized mappings to alignment so);
+ * - an anonymous PROT_NONE mapping: a reservation, no span; pages of it an
+ *   mprotect makes accessible are spans (site: the mprotect), made
+ *   PROT_NONE again they are freed (V8 reserves its heap and code spaces
+ *   and commits them so; a JVM commits with MAP_FIXED mappings, above);
+ * - the program's own sbrk/brk: the brk heap's span again, at its new size
+ *   (these two call the real functions, which keep libc's idea of the
+ *   break);
  * - mremap of a known span — its SpanFree, then the new range's SpanAlloc
  *   with the same class and the mremap's stack (on failure, the old range
  *   again).
@@ -56,18 +63,19 @@ static inline int recording_class(const struct gt_thread *t)
 	return in == GT_INSIDE_ALLOC ? GT_SPAN_MALLOC : -1;
 }
 
-enum map_fn { F_MMAP, F_MMAP64, F_MREMAP };
+enum map_fn { F_MMAP, F_MMAP64, F_MREMAP, F_MPROTECT };
 
 static uintptr_t site_of(enum map_fn f, uintptr_t ra, uintptr_t cfa)
 {
 	switch (f) {
 	case F_MMAP: return GT_SITE_AT(mmap, ra, cfa);
 	case F_MMAP64: return GT_SITE_AT(mmap64, ra, cfa);
-	default: return GT_SITE_AT(mremap, ra, cfa);
+	case F_MREMAP: return GT_SITE_AT(mremap, ra, cfa);
+	default: return GT_SITE_AT(mprotect, ra, cfa);
 	}
 }
 
-/* mapped_slow: p is an anonymous accessible mapping, or a MAP_FIXED one. */
+/* mapped_slow: p is an anonymous mapping, or a MAP_FIXED one. */
 static GT_SLOW void *mapped_slow(void *p, size_t len, int prot, int flags, enum map_fn f, uintptr_t ra, uintptr_t cfa)
 {
 	struct gt_thread *t = &gt_self;
@@ -76,10 +84,14 @@ static GT_SLOW void *mapped_slow(void *p, size_t len, int prot, int flags, enum 
 		return p;
 	int saved = errno;
 	t->inside++;
-	if ((flags & MAP_ANONYMOUS) && prot != PROT_NONE)
+	if ((flags & MAP_ANONYMOUS) && prot != PROT_NONE) {
 		gt_span_mapped(t, (uintptr_t)p, len, (unsigned)cls, site_of(f, ra, cfa), ra, cfa);
-	else
-		gt_span_unmapping(t, (uintptr_t)p, len);
+	} else {
+		if (flags & MAP_FIXED)
+			gt_span_unmapping(t, (uintptr_t)p, len);
+		if (flags & MAP_ANONYMOUS) /* PROT_NONE: a reservation */
+			gt_span_reserved((uintptr_t)p, len);
+	}
 	t->inside--;
 	errno = saved;
 	return p;
@@ -91,7 +103,7 @@ static GT_SLOW void *mapped_slow(void *p, size_t len, int prot, int flags, enum 
 		if (__builtin_expect((p) == MAP_FAILED, 0))                                         \
 			return (p);                                                                 \
 		int fixed_ = ((flags) & (MAP_FIXED | MAP_FIXED_NOREPLACE)) == MAP_FIXED;            \
-		if (__builtin_expect(!fixed_ && (!((flags) & MAP_ANONYMOUS) || (prot) == PROT_NONE), 1)) \
+		if (__builtin_expect(!fixed_ && !((flags) & MAP_ANONYMOUS), 1))                     \
 			return (p);                                                                 \
 		return mapped_slow((p), (len), (prot), (flags), (f), GT_RA(), GT_CFA());            \
 	} while (0)
@@ -170,4 +182,66 @@ GT_EXPORT void *mremap(void *old, size_t old_len, size_t new_len, int flags, ...
 	}
 	long r = gt_sys_call(SYS_mremap, old, old_len, new_len, flags, to);
 	return r == -1 ? MAP_FAILED : (void *)r;
+}
+
+/* protect_slow: [addr, addr+len) may meet a reservation; the call
+ * succeeded. */
+static GT_SLOW int protect_slow(void *addr, size_t len, int prot, uintptr_t ra, uintptr_t cfa)
+{
+	struct gt_thread *t = &gt_self;
+	int cls = recording_class(t);
+	if (cls < 0)
+		return 0;
+	int saved = errno;
+	t->inside++;
+	gt_span_protecting(t, (uintptr_t)addr, len, prot == PROT_NONE, (unsigned)cls, site_of(F_MPROTECT, ra, cfa),
+			   ra, cfa);
+	t->inside--;
+	errno = saved;
+	return 0;
+}
+
+/* mprotect: pages of a reservation made accessible are spans (V8 commits
+ * its heap so), made PROT_NONE again they are not. Outside reservations
+ * nothing is recorded: a span stays a span whatever its access (a JIT's
+ * W^X flips, a thread's guard zone). */
+GT_EXPORT int mprotect(void *addr, size_t len, int prot)
+{
+	int r = (int)gt_sys_call(SYS_mprotect, addr, len, prot);
+	if (__builtin_expect(r == 0 && gt_span_reserved_maybe((uintptr_t)addr, len), 0))
+		return protect_slow(addr, len, prot, GT_RA(), GT_CFA());
+	return r;
+}
+
+/* brk_slow: the program's own call moved the break from old to now. */
+static GT_SLOW void brk_slow(void *old, void *now, int is_sbrk, uintptr_t ra, uintptr_t cfa)
+{
+	struct gt_thread *t = &gt_self;
+	if (recording_class(t) < 0)
+		return;
+	int saved = errno;
+	t->inside++;
+	uintptr_t site = is_sbrk ? GT_SITE_AT(sbrk, ra, cfa) : GT_SITE_AT(brk, ra, cfa);
+	gt_span_brk_moved(t, (uintptr_t)old, (uintptr_t)now, site, ra, cfa);
+	t->inside--;
+	errno = saved;
+}
+
+/* sbrk and brk: the brk heap's span follows the program's own calls
+ * (glibc's malloc calls its internal ones: the snapshots state those). */
+GT_EXPORT void *sbrk(intptr_t incr)
+{
+	void *old = GT_REAL(sbrk)(incr);
+	if (__builtin_expect(incr != 0 && old != (void *)-1, 0))
+		brk_slow(old, (char *)old + incr, 1, GT_RA(), GT_CFA());
+	return old;
+}
+
+GT_EXPORT int brk(void *addr)
+{
+	void *old = GT_REAL(sbrk)(0);
+	int r = GT_REAL(brk)(addr);
+	if (r == 0 && old != (void *)-1 && addr != old)
+		brk_slow(old, addr, 0, GT_RA(), GT_CFA());
+	return r;
 }

@@ -9,7 +9,8 @@ from `go tool trace -d=parsed` and the trace's own stack table say
   * a partial munmap frees the span and states the pieces left; mremap frees
     the old range and allocates the new one at the mremap's site; a
     PROT_NONE reservation is no span, the pages made accessible in it by
-    MAP_FIXED are; a file mapping is no span;
+    MAP_FIXED or mprotect are (PROT_NONE again: freed); mprotect outside a
+    reservation records nothing; a file mapping is no span;
   * a thread created with a 1 MiB stack has GoroutineStackAlloc (order 21:
     2^20 has bit length 21) and a span of class stack of 256 pages with the
     same id, freed at its end; the main thread's [stack] is a GoroutineStack
@@ -17,6 +18,9 @@ from `go tool trace -d=parsed` and the trace's own stack table say
   * a program whose allocator is jemalloc shows its arenas as spans of class
     malloc; with glibc's malloc, whose own mmap bypasses the wrappers, its
     large blocks show as class unseen in the snapshots only;
+  * the program's own sbrk moves the brk heap's span (class brk, site the
+    sbrk): freed and allocated again, same id, the new size each time; the
+    snapshots state [heap] with that id;
   * GOTRACE_MALLOC=0: no span events at all.
 """
 import os
@@ -197,9 +201,15 @@ class SpansTest(unittest.TestCase):
         self.assertEqual(seq[i + 6:i + 11], [("SpanAlloc", 4), ("SpanFree", None), ("SpanAlloc", 8),
                                              ("SpanFree", None), ("SpanAlloc", 2)], t)
         self.assert_site(t, own[i + 8][4], "mremap", "remap_grow")
-        # The reservation is no span; its 2 committed pages are, freed with it.
+        # The reservation is no span; its 2 pages committed by MAP_FIXED are,
+        # and its 4 made accessible by mprotect; 2 of those made PROT_NONE
+        # again are freed (the other 2 stated again); all freed with it.
         self.assert_site(t, own[i + 10][4], "mmap", "commit_pages")
-        self.assertEqual(seq[i + 11:], [("SpanFree", None)], t)   # the file mapping: nothing
+        self.assertEqual(seq[i + 11:], [("SpanAlloc", 4), ("SpanFree", None), ("SpanAlloc", 2),
+                                        ("SpanFree", None), ("SpanFree", None)], t)  # the file: nothing
+        self.assert_site(t, own[i + 11][4], "mprotect", "protect_pages", "do_map")
+        prot = own[i + 11][4][0]
+        self.assertEqual([e[4][0] for e in own[i + 12:i + 16]], [prot, prot + 2, own[i + 10][4][0], prot + 2], t)
 
     def test_thread_stack(self):
         traced, ev = self.run_both(self.binary, ["stack"], "spans-stack")
@@ -241,6 +251,23 @@ class SpansTest(unittest.TestCase):
         self.assertEqual([e for e in ev if e[3] == "SpanAlloc" and kc_class(e[4][2]) == MALLOC], [], t)
         classes = {kc_class(e[4][2]) for e in ev if e[3] == "Span"}
         self.assertIn(STACK, classes, t)
+
+    def test_brk(self):
+        traced, ev = self.run_both(self.binary, ["brk"], "spans-brk")
+        t = traced.trace
+        own = [e for e in ev if e[0] != SNAPSHOT_M]
+        brk = [e for e in own if e[3] == "SpanFree" or kc_class(e[4][2]) == BRK]
+        allocs = [e for e in brk if e[3] == "SpanAlloc"]
+        self.assertEqual(len(allocs), 3, (brk, t))
+        base = allocs[0][4][0]
+        self.assertTrue(all(e[4][0] == base for e in brk), (brk, t))
+        n = [e[4][1] for e in allocs]
+        self.assertEqual((n[1] - n[0], n[1] - n[2]), (16, 16), (n, t))
+        for e in allocs:
+            self.assert_site(t, e[4], "sbrk", "grow_brk", "do_brk")
+        heap = [e for e in ev if e[3] == "Span" and kc_class(e[4][2]) == BRK]
+        for e in heap:
+            self.assertEqual(e[4][0], base, (heap, t))
 
     def test_off(self):
         traced, ev = self.run_both(self.binary, ["map"], "spans-off", env={"GOTRACE_MALLOC": "0"})

@@ -8,9 +8,13 @@
  *                 pages in the middle stay, then go); a 4-page mapping moved
  *                 and grown to 8 pages by mremap in remap_grow; a PROT_NONE
  *                 reservation of 1 MiB (no span) with 2 pages in it made
- *                 accessible by a MAP_FIXED mapping (a span), then both
- *                 unmapped; a 2-page file mapping (no span)
+ *                 accessible by a MAP_FIXED mapping (a span) and 4 more by
+ *                 mprotect in protect_pages (a span), 2 of which are made
+ *                 PROT_NONE again, then all unmapped; a 2-page file
+ *                 mapping (no span)
  *   spans stack   a thread created with a 1 MiB stack, which sleeps 5 ms
+ *   spans brk     the break moved by sbrk in grow_brk: up 64 KiB, up 64 KiB
+ *                 more, back down 64 KiB (the brk heap's span each time)
  *   spans malloc  64 blocks of 1..64 MiB from malloc, freed (with jemalloc
  *                 as the allocator, its arenas are mappings made inside it)
  *
@@ -56,6 +60,11 @@ NOINLINE static char *remap_grow(char *p)
 	return q;
 }
 
+NOINLINE static void protect_pages(char *at, size_t n, int prot)
+{
+	CHECK(mprotect(at, n, prot) == 0, "mprotect");
+}
+
 NOINLINE static char *commit_pages(char *at)
 {
 	char *p = mmap(at, 2 * PG, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
@@ -69,6 +78,8 @@ static int do_map(void)
 	char *p = map_region(n);
 	for (size_t i = 0; i < n; i += 1 << 20)
 		p[i] = 1;
+	protect_pages(p, PG, PROT_READ); /* outside reservations: still a span */
+	protect_pages(p, PG, PROT_READ | PROT_WRITE);
 	nap(30);
 	CHECK(munmap(p, n) == 0, "munmap");
 
@@ -88,6 +99,9 @@ static int do_map(void)
 	CHECK(res != MAP_FAILED, "mmap reservation");
 	char *c = commit_pages(res + 16 * PG);
 	c[0] = 4;
+	protect_pages(res + 64 * PG, 4 * PG, PROT_READ | PROT_WRITE);
+	res[64 * PG] = 5;
+	protect_pages(res + 64 * PG, 2 * PG, PROT_NONE);
 	CHECK(munmap(res, 1 << 20) == 0, "munmap reservation");
 
 	FILE *f = tmpfile();
@@ -97,7 +111,7 @@ static int do_map(void)
 	CHECK(m != MAP_FAILED, "mmap file");
 	CHECK(munmap(m, 2 * PG) == 0, "munmap file");
 	fclose(f);
-	puts("mapped 64 MiB, trimmed 16 pages, remapped 4 -> 8 pages, committed 2 reserved pages, mapped a file");
+	puts("mapped 64 MiB, trimmed 16 pages, remapped 4 -> 8 pages, committed 2 + 4 reserved pages, mapped a file");
 	return 0;
 }
 
@@ -117,6 +131,20 @@ static int do_stack(void)
 	CHECK(pthread_create(&th, &a, stack_worker, NULL) == 0, "pthread_create");
 	CHECK(pthread_join(th, NULL) == 0, "pthread_join");
 	puts("thread with a 1 MiB stack joined");
+	return 0;
+}
+
+NOINLINE static void grow_brk(intptr_t n)
+{
+	CHECK(sbrk(n) != (void *)-1, "sbrk");
+}
+
+static int do_brk(void)
+{
+	grow_brk(64 << 10);
+	grow_brk(64 << 10);
+	grow_brk(-(64 << 10));
+	puts("break moved up 128 KiB and back 64 KiB");
 	return 0;
 }
 
@@ -143,6 +171,8 @@ int main(int argc, char **argv)
 		return do_stack();
 	if (strcmp(mode, "malloc") == 0)
 		return do_malloc();
-	fprintf(stderr, "usage: spans map|stack|malloc\n");
+	if (strcmp(mode, "brk") == 0)
+		return do_brk();
+	fprintf(stderr, "usage: spans map|stack|malloc|brk\n");
 	return 2;
 }
