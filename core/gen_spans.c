@@ -12,6 +12,7 @@
 #include "ownmaps.h"
 #include "region.h"
 #include "spans.h"
+#include "spansite.h"
 #include "sys.h"
 #include "thread.h"
 #include "tracer.h"
@@ -249,11 +250,11 @@ static int w_room(struct writer *w)
 	return 0;
 }
 
-static void w_span(struct writer *w, uintptr_t lo, uintptr_t hi, unsigned cls)
+static void w_span(struct writer *w, uintptr_t lo, uintptr_t hi, unsigned cls, uint64_t site)
 {
 	if (hi < lo + PAGE || w_room(w) != 0)
 		return;
-	uint64_t args[3] = { lo / PAGE, (hi - lo) / PAGE, GT_SPAN_KINDCLASS(0, cls) };
+	uint64_t args[3] = { lo / PAGE, (hi - lo) / PAGE, GT_SPAN_KINDCLASS(site <= UINT32_MAX ? site : 0, cls) };
 	gt_batch_event(&w->b, GT_EV_SPAN, w->ts, 3, args);
 }
 
@@ -290,7 +291,7 @@ static void flush_until(struct merge *m, uintptr_t a)
 		const struct range *g = &m->r->v[m->i];
 		if (m->cur < g->lo)
 			m->cur = g->lo;
-		w_span(m->w, m->cur, g->hi, range_class(g->kind));
+		w_span(m->w, m->cur, g->hi, range_class(g->kind), 0);
 		m->i++;
 	}
 	if (m->i < m->r->n) {
@@ -298,7 +299,7 @@ static void flush_until(struct merge *m, uintptr_t a)
 		if (m->cur < g->lo)
 			m->cur = g->lo;
 		if (a > m->cur) {
-			w_span(m->w, m->cur, a, range_class(g->kind));
+			w_span(m->w, m->cur, a, range_class(g->kind), 0);
 			m->cur = a;
 		}
 	}
@@ -315,7 +316,7 @@ static int merge_span(void *ctx, struct gt_span *s)
 	if (k == m->r->n || m->r->v[k].lo >= end)
 		return 1; /* gone */
 	flush_until(m, s->base > m->cur ? s->base : m->cur);
-	w_span(m->w, s->base, end, s->cls);
+	w_span(m->w, s->base, end, s->cls, gt_spansite_id(s->site_ref, m->w->gen));
 	if (m->cur < end)
 		m->cur = end;
 	return 0;

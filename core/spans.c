@@ -8,6 +8,8 @@
 #include "lock.h"
 #include "region.h"
 #include "section.h"
+#include "hash.h"
+#include "spansite.h"
 #include "stack.h"
 #include "tracer.h"
 
@@ -162,9 +164,13 @@ static void unreserve(uintptr_t lo, uintptr_t hi)
 	gt_unlock(&res.lock);
 }
 
-static inline uint64_t kindclass(const struct gt_span *s, uint64_t gen)
+/* kindclass: s's class and site in generation gen (the site put in gen's
+ * stack table again when it was written in another one). In a section of
+ * gen. */
+static uint64_t kindclass(const struct gt_span *s, uint64_t gen)
 {
-	return GT_SPAN_KINDCLASS(s->site_gen == gen ? s->site : 0, s->cls);
+	uint64_t site = s->site_gen == gen ? s->site : gt_spansite_id(s->site_ref, gen);
+	return GT_SPAN_KINDCLASS(site <= UINT32_MAX ? site : 0, s->cls);
 }
 
 /* open_for: a write section on t for span events; 0 when nothing can be
@@ -234,6 +240,12 @@ static void add(struct gt_thread *t, uintptr_t base, size_t len, unsigned cls, s
 	if (st) {
 		uint64_t id = gt_stack_take_id(t, s.gen, st);
 		sp.site = id <= UINT32_MAX ? (uint32_t)id : 0;
+		if (st->n == 0 && st->memo) { /* a remembered stack: its frames, as gt_stack_take_id_slow */
+			st->pcs[0] = st->site;
+			memcpy(st->pcs + 1, st->memo->ip, st->memo->n * sizeof *st->memo->ip);
+			st->n = 1 + st->memo->n;
+		}
+		sp.site_ref = gt_spansite_keep(st->pcs, st->n, gt_hash_words(st->pcs, st->n));
 	}
 	/* In the table inside the section: the flusher's snapshot of the next
 	 * generation (taken after this section was waited for) sees it. A

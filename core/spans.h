@@ -23,11 +23,13 @@
 
 #include "thread.h"
 
-/* A span of the table. site: a stack id of generation site_gen (0: none). */
+/* A span of the table. site: a stack id of generation site_gen (0: none);
+ * site_ref: the same stack kept for any generation (core/spansite.h). */
 struct gt_span {
 	uintptr_t base, len;
 	uint8_t cls;      /* enum gt_span_class */
 	uint32_t site;
+	uint32_t site_ref;
 	uint64_t site_gen;
 };
 

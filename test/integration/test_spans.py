@@ -5,7 +5,8 @@ from `go tool trace -d=parsed` and the trace's own stack table say
   * a 64 MiB anonymous mapping is a span of 16 384 pages, allocated
     (SpanAlloc, class anonymous, its site the mmap called from map_region)
     and then freed; held across a generation switch, the next generation's
-    snapshot (M = GT_SNAPSHOT_M) restates it as a Span of the same id;
+    snapshot (M = GT_SNAPSHOT_M) restates it as a Span of the same id, with
+    its site in that generation's stack table;
   * a partial munmap frees the span and states the pieces left; mremap frees
     the old range and allocates the new one at the mremap's site; a
     PROT_NONE reservation is no span, the pages made accessible in it by
@@ -82,7 +83,7 @@ def read_trace(path):
     [(generation, m, [args]) of every SpanAlloc]) from the trace file."""
     data = open(path, "rb").read()
     i = 16
-    strings, stacks, allocs = {}, {}, []
+    strings, stacks, allocs, snaps = {}, {}, [], []
     while i < len(data):
         t = data[i]
         i += 1
@@ -132,8 +133,11 @@ def read_trace(path):
                     args.append(a)
                 if ty == 129:
                     allocs.append((gen, m, args))
+                elif ty == 128:
+                    snaps.append((gen, m, args))
     tables = {g: {sid: [strings.get(g, {}).get(f, "?") for f in fr] for sid, fr in st.items()}
               for g, st in stacks.items()}
+    read_trace.snaps = snaps   # the Span events, (generation, m, args)
     return tables, allocs
 
 
@@ -150,10 +154,17 @@ class SpansTest(unittest.TestCase):
         gtlib.validate(traced.trace)   # both Go parsers
         return traced, span_events(gtlib.parsed_text(traced.trace))
 
-    def assert_site(self, trace, args, *frames):
-        """The SpanAlloc with these args has a site whose frames, in its
-        generation's stack table, begin with `frames`."""
+    def assert_site(self, trace, args, *frames, snapshot=False):
+        """The SpanAlloc (snapshot: each Span) with these args has a site
+        whose frames, in its generation's stack table, begin with `frames`."""
         tables, allocs = read_trace(trace)
+        if snapshot:
+            for g, _, a in read_trace.snaps:
+                if a == args:
+                    got = tables.get(g, {}).get(kc_site(args[2]))
+                    self.assertIsNotNone(got, "site of Span %s is in no stack table (%s)" % (args, trace))
+                    self.assertEqual(got[:len(frames)], list(frames), "Span %s: %s (%s)" % (args, got, trace))
+            return
         gens = [g for g, _, a in allocs if a == args]
         self.assertEqual(len(gens), 1, "SpanAlloc %s: %d in the file (%s)" % (args, len(gens), trace))
         site = kc_site(args[2])
@@ -176,7 +187,8 @@ class SpansTest(unittest.TestCase):
         self.assertEqual(len(frees), 1, t)
         self.assertGreater(frees[0][2], ts, t)
         # Held 30 ms with a 10 ms period: a later generation's snapshot
-        # restates it, same id and size, class kept, no site.
+        # restates it, same id and size, class and site kept (the site in
+        # the snapshot's own generation's stack table).
         snaps = [e for e in ev if e[3] == "Span" and e[4][0] == sid]
         self.assertGreaterEqual(len(snaps), 1, "no snapshot restates the mapping (%s)" % t)
         for s in snaps:
@@ -184,6 +196,7 @@ class SpansTest(unittest.TestCase):
             self.assertEqual(s[4][1], 16384, t)
             self.assertEqual(kc_class(s[4][2]), ANON, t)
             self.assertTrue(ts < s[2] < frees[0][2], t)
+            self.assert_site(t, s[4], "mmap", "map_region", "do_map", "main", snapshot=True)
 
     def test_partial_unmap_remap_and_reservations(self):
         traced, ev = self.run_both(self.binary, ["map"], "spans-map-cuts")
