@@ -229,8 +229,9 @@ int gt_span_class_at(uintptr_t base, size_t len)
 }
 
 /* add writes SpanAlloc of [base, base+len) with class cls and the stack
- * st (NULL: no site), and notes it in the table. */
-static void add(struct gt_thread *t, uintptr_t base, size_t len, unsigned cls, struct gt_stack *st, int stack_ev)
+ * st (NULL: the kept site ref, or none), and notes it in the table. */
+static void add(struct gt_thread *t, uintptr_t base, size_t len, unsigned cls, struct gt_stack *st, int stack_ev,
+		uint32_t ref)
 {
 	uint64_t ts = gt_now();
 	struct section s;
@@ -246,6 +247,10 @@ static void add(struct gt_thread *t, uintptr_t base, size_t len, unsigned cls, s
 			st->n = 1 + st->memo->n;
 		}
 		sp.site_ref = gt_spansite_keep(st->pcs, st->n, gt_hash_words(st->pcs, st->n));
+	} else if (ref) {
+		uint64_t id = gt_spansite_id(ref, s.gen);
+		sp.site = id <= UINT32_MAX ? (uint32_t)id : 0;
+		sp.site_ref = ref;
 	}
 	/* In the table inside the section: the flusher's snapshot of the next
 	 * generation (taken after this section was waited for) sees it. A
@@ -271,10 +276,23 @@ void gt_span_mapped(struct gt_thread *t, uintptr_t base, size_t len, unsigned cl
 		unmap_range(t, base, hi); /* MAP_FIXED over known spans */
 	struct gt_stack st;
 	gt_stack_take_at(&st, site, ra, cfa);
-	add(t, base, hi - base, cls, &st, 0);
+	add(t, base, hi - base, cls, &st, 0, 0);
 }
 
-void gt_span_thread_stack(struct gt_thread *t, uintptr_t base, size_t len)
+uint32_t gt_span_site_here(struct gt_thread *t, uintptr_t site)
+{
+	t->inside++;
+	uint32_t ref = 0;
+	struct gt_side *side = gt_thread_side(t);
+	if (side) {
+		unsigned n = gt_stack_capture(side->pcs, site);
+		ref = gt_spansite_keep(side->pcs, n, gt_hash_words(side->pcs, n));
+	}
+	t->inside--;
+	return ref;
+}
+
+void gt_span_thread_stack(struct gt_thread *t, uintptr_t base, size_t len, uint32_t site_ref)
 {
 	struct gt_side *side = gt_thread_side(t);
 	if (!side || !len || (base | len) & (PAGE - 1))
@@ -283,7 +301,7 @@ void gt_span_thread_stack(struct gt_thread *t, uintptr_t base, size_t len)
 	side->stack_len = len;
 	if (maybe(&tab, base, len))
 		unmap_range(t, base, base + len); /* a reused block's stale spans */
-	add(t, base, len, GT_SPAN_STACK, NULL, 1);
+	add(t, base, len, GT_SPAN_STACK, NULL, 1, site_ref);
 }
 
 void gt_span_thread_stack_end(struct gt_thread *t)
@@ -380,7 +398,7 @@ void gt_span_protecting(struct gt_thread *t, uintptr_t base, size_t len, int non
 					gt_stack_take_at(&st, site, ra, cfa);
 					stack_taken = 1;
 				}
-				add(t, glo, ghi - glo, cls, &st, 0);
+				add(t, glo, ghi - glo, cls, &st, 0, 0);
 				at = ghi;
 			}
 		}

@@ -80,9 +80,14 @@ int gt_span_maybe(uintptr_t base, size_t len);
 
 /* Thread stacks (GoroutineStackAlloc/Free + a span of class
  * GT_SPAN_STACK): gt_span_thread_stack notes the calling thread's stack
- * [base, base+len) and writes its events; gt_span_thread_stack_end writes
- * their ends (the thread is ending). Both in the thread's batch. */
-void gt_span_thread_stack(struct gt_thread *t, uintptr_t base, size_t len);
+ * [base, base+len) and writes its events, the span's site the kept stack
+ * site_ref (0: none); gt_span_thread_stack_end writes their ends (the
+ * thread is ending). Both in the thread's batch. gt_span_site_here keeps
+ * the calling thread's stack at the interposed function site (GT_SITE) and
+ * returns its reference (core/spansite.h): pthread_create's, for the new
+ * thread's stack span. */
+uint32_t gt_span_site_here(struct gt_thread *t, uintptr_t site);
+void gt_span_thread_stack(struct gt_thread *t, uintptr_t base, size_t len, uint32_t site_ref);
 void gt_span_thread_stack_end(struct gt_thread *t);
 
 /* The order of a GoroutineStack of len bytes: the bit length of len rounded

@@ -37,6 +37,7 @@ struct start {
 	_Atomic int ready; /* 0 wait, 1 GoCreate written, 2 not written */
 	sigset_t mask;     /* the signal mask the thread is meant to start with */
 	struct gt_stack_hint stack; /* where its stack is, for the unwinder */
+	uint32_t site_ref; /* pthread_create's stack, for the stack's span (core/spans.h) */
 };
 
 /* stack_span writes the new thread's stack as GoroutineStackAlloc and a
@@ -45,14 +46,14 @@ struct start {
  * the page boundary above the thread's descriptor, as core/stack.c finds
  * it — or, for a stack the program supplied, its own range. The guard
  * page under it is no memory. */
-static __attribute__((noinline)) void stack_span(const struct gt_stack_hint *h)
+static __attribute__((noinline)) void stack_span(const struct gt_stack_hint *h, uint32_t site_ref)
 {
 	if (!h->size || !gt_spans_on())
 		return;
 	uintptr_t top = h->user_top ? h->user_top & ~(uintptr_t)4095 : ((uintptr_t)pthread_self() | 4095) + 1;
 	uintptr_t lo = h->user_top ? (h->user_top - h->size + 4095) & ~(uintptr_t)4095 : top - h->size;
 	if (lo < top && top - lo <= h->size)
-		gt_span_thread_stack(&gt_self, lo, top - lo);
+		gt_span_thread_stack(&gt_self, lo, top - lo, site_ref);
 }
 
 /* Not a tail call: its frame marks where the thread's stacks end. */
@@ -71,7 +72,7 @@ GT_START_FRAME __attribute__((noinline, optimize("no-optimize-sibling-calls"))) 
 	void *arg = st->arg;
 	if (atomic_load_explicit(&st->ready, memory_order_relaxed) == 1) {
 		gt_thread_begin(&gt_self, st->g, st->start_pc, st->gen, st->created);
-		stack_span(&st->stack);
+		stack_span(&st->stack, st->site_ref);
 	}
 	gt_mem_free(st);
 	gt_self.inside--;
@@ -140,6 +141,7 @@ GT_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*
 		return GT_REAL(pthread_create)(th, attr, fn, arg);
 	st->fn = fn;
 	st->arg = arg;
+	st->site_ref = 0;
 	st->start_pc = start_pc_of(fn, arg, GT_RA());
 	st->g = gt_new_goroutine();
 	st->gen = 0;
@@ -173,6 +175,7 @@ GT_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*
 	}
 	uint64_t gen = gt_create(t, st->g, st->start_pc, GT_SITE(pthread_create), st->created);
 	st->gen = gen;
+	st->site_ref = gt_spans_on() ? gt_span_site_here(t, GT_SITE(pthread_create)) : 0;
 	atomic_store_explicit(&st->ready, gen ? 1 : 2, memory_order_release);
 	return 0;
 }

@@ -14,7 +14,7 @@ from `go tool trace -d=parsed` and the trace's own stack table say
     reservation records nothing; a file mapping is no span;
   * a thread created with a 1 MiB stack has GoroutineStackAlloc (order 21:
     2^20 has bit length 21) and a span of class stack of 256 pages with the
-    same id, freed at its end; the main thread's [stack] is a GoroutineStack
+    same id, its site the pthread_create, freed at its end; the main thread's [stack] is a GoroutineStack
     of every snapshot;
   * a program whose allocator is jemalloc shows its arenas as spans of class
     malloc; with glibc's malloc, whose own mmap bypasses the wrappers, its
@@ -236,6 +236,7 @@ class SpansTest(unittest.TestCase):
         self.assertEqual(len(span), 1, t)
         self.assertEqual(span[0][4][1], 256, t)
         self.assertEqual(kc_class(span[0][4][2]), STACK, t)
+        self.assert_site(t, span[0][4], "pthread_create", "do_stack", "main")
         self.assertEqual([e[3] for e in ev if e[0] == m and e[3].endswith("Free") and e[4][0] == sid],
                          ["GoroutineStackFree", "SpanFree"], t)
         # main's [stack], in the first generation's snapshot.
