@@ -85,8 +85,8 @@ struct gt_thread {
 	 * through. */
 	int inside;
 #define GT_INSIDE_ALLOC (1 << 16) /* the raise around a real allocator call
-				   * (interpose/malloc.c): `inside` minus `quiet`
-				   * equal to it is the allocator working for the
+				   * (interpose/malloc.c): `inside` equal to it
+				   * (`quiet` 0) is the allocator working for the
 				   * program (its mmap: a GT_SPAN_MALLOC span) */
 	/* The part of `inside` raised by calls pending in the kernel
 	 * (gt_call_begin .. gt_call_end): they pass nested calls through but

@@ -10,7 +10,7 @@
  * - an anonymous mapping with some access (not PROT_NONE: a reservation of
  *   address space is no memory) — SpanAlloc, with the mmap's stack as site,
  *   of class GT_SPAN_MALLOC when made inside a real allocator call of the
- *   malloc family (`inside` minus `quiet` is exactly GT_INSIDE_ALLOC: the
+ *   malloc family (`inside` is exactly GT_INSIDE_ALLOC: the
  *   program's allocator working for it, jemalloc's or tcmalloc's arenas),
  *   else GT_SPAN_ANON;
  * - MAP_FIXED over known spans (a mapping of any kind replacing them), and
@@ -51,16 +51,15 @@
 #endif
 
 /* recording_class: the class of a mapping the calling thread makes now, or
- * -1 when its calls pass through (tracer work, a handler inside it, a
- * thread past its end, spans off). */
+ * -1 when its calls pass through (tracer work, a handler inside it or
+ * inside a call pending in the kernel, a thread past its end, spans off). */
 static inline int recording_class(const struct gt_thread *t)
 {
-	int in = t->inside - t->quiet;
-	if (!gt_spans_on())
-		return -1;
-	if (in == 0)
+	if (!gt_spans_on() || t->quiet)
+		return -1; /* and a handler inside a call pending in the kernel: as malloc's */
+	if (t->inside == 0)
 		return GT_SPAN_ANON;
-	return in == GT_INSIDE_ALLOC ? GT_SPAN_MALLOC : -1;
+	return t->inside == GT_INSIDE_ALLOC ? GT_SPAN_MALLOC : -1;
 }
 
 enum map_fn { F_MMAP, F_MMAP64, F_MREMAP, F_MPROTECT };

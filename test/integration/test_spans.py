@@ -22,6 +22,9 @@ from `go tool trace -d=parsed` and the trace's own stack table say
   * the program's own sbrk moves the brk heap's span (class brk, site the
     sbrk): freed and allocated again, same id, the new size each time; the
     snapshots state [heap] with that id;
+  * a flight-recorder window that dropped the generation of a mapping's
+    SpanAlloc states it in its first generation's snapshot, class and site
+    kept; the go 1.26 format carries the same events (Go 1.27 reads it);
   * GOTRACE_MALLOC=0: no span events at all.
 """
 import os
@@ -282,6 +285,34 @@ class SpansTest(unittest.TestCase):
         heap = [e for e in ev if e[3] == "Span" and kc_class(e[4][2]) == BRK]
         for e in heap:
             self.assertEqual(e[4][0], base, (heap, t))
+
+    def test_format_26_and_flight_recorder(self):
+        # The go 1.26 format (Go 1.27 reads it; Go 1.23 does not know it),
+        # and a flight-recorder window whose first generation is not the
+        # process's first: its snapshot states the live spans there.
+        plain = gtlib.run_plain([self.binary, "map"])
+        run = gtlib.run_traced([self.binary, "map"], gtlib.trace_path("spans-format26"), period="5ms",
+                               env_extra={"GOTRACE_FORMAT": "26"})
+        self.assertEqual((run.returncode, run.stdout), (0, plain.stdout), run.describe())
+        gtlib.validate_with(gtlib.GO_NEW, run.trace, parsed_out=run.trace + ".parsed.txt")
+        ev = span_events(gtlib.parsed_text(run.trace))
+        self.assertEqual(len([e for e in ev if e[3] == "SpanAlloc" and e[4][1] == 16384]), 1, run.trace)
+        self.assertGreaterEqual(len([e for e in ev if e[3] == "Span"]), 1, run.trace)
+        traced, ev = self.run_both(self.binary, ["hold"], "spans-flight", period="5ms",
+                                   env={"GOTRACE_FLIGHT": "20ms"})
+        t = traced.trace
+        tables, allocs = read_trace(t)
+        self.assertNotIn(1, tables, "the window holds the first generation (%s)" % t)
+        self.assertEqual([a for _, _, a in allocs if a[1] == 16384], [], t)  # made before the window
+        first = min(e[2] for e in ev)
+        snap = [e for e in ev if e[0] == SNAPSHOT_M and e[2] == first]
+        self.assertTrue(snap, "the window's first events are no snapshot (%s)" % t)
+        self.assertIn("GoroutineStack", {e[3] for e in ev if e[0] == SNAPSHOT_M}, t)
+        held = [e for e in ev if e[3] == "Span" and e[4][1] == 16384]
+        self.assertGreaterEqual(len(held), 1, t)
+        self.assertEqual(kc_class(held[0][4][2]), ANON, t)
+        self.assert_site(t, held[0][4], "mmap", "map_region", "do_hold", "main", snapshot=True)
+        self.assertEqual(len([e for e in ev if e[3] == "SpanFree" and e[4][0] == held[0][4][0]]), 1, t)
 
     def test_off(self):
         traced, ev = self.run_both(self.binary, ["map"], "spans-off", env={"GOTRACE_MALLOC": "0"})

@@ -12,6 +12,10 @@
  *                 mprotect in protect_pages (a span), 2 of which are made
  *                 PROT_NONE again, then all unmapped; a 2-page file
  *                 mapping (no span)
+ *   spans hold    a 64 MiB anonymous mapping made in map_region, held
+ *                 while 60 short naps and sched_yield calls go by (a
+ *                 generation switch at each with a short period), then
+ *                 unmapped
  *   spans stack   a thread created with a 1 MiB stack, which sleeps 5 ms
  *   spans brk     the break moved by sbrk in grow_brk: up 64 KiB, up 64 KiB
  *                 more, back down 64 KiB (the brk heap's span each time)
@@ -21,6 +25,7 @@
  * Prints what it did (no addresses). */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -115,6 +120,20 @@ static int do_map(void)
 	return 0;
 }
 
+static int do_hold(void)
+{
+	size_t n = (size_t)64 << 20;
+	char *p = map_region(n);
+	p[0] = 1;
+	for (int i = 0; i < 60; i++) {
+		nap(2);
+		sched_yield();
+	}
+	CHECK(munmap(p, n) == 0, "munmap");
+	puts("held 64 MiB through 60 naps");
+	return 0;
+}
+
 NOINLINE static void *stack_worker(void *arg)
 {
 	(void)arg;
@@ -169,10 +188,12 @@ int main(int argc, char **argv)
 		return do_map();
 	if (strcmp(mode, "stack") == 0)
 		return do_stack();
+	if (strcmp(mode, "hold") == 0)
+		return do_hold();
 	if (strcmp(mode, "malloc") == 0)
 		return do_malloc();
 	if (strcmp(mode, "brk") == 0)
 		return do_brk();
-	fprintf(stderr, "usage: spans map|stack|malloc|brk\n");
+	fprintf(stderr, "usage: spans map|hold|stack|malloc|brk\n");
 	return 2;
 }
