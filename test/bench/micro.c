@@ -17,6 +17,9 @@
  *            so that an unwinder has real frames to walk (two events)
  *   malloc   malloc of 16-271 bytes + free, DEPTH frames deep (traced with
  *            the defaults: two heap events with the allocation's stack)
+ *   mmap     an anonymous 64 KiB mmap + munmap, DEPTH frames deep (traced
+ *            with the defaults: SpanAlloc with the mapping's stack and
+ *            SpanFree, docs/heap.md "Mapped memory")
  *
  * The bench_* functions stay out of line so that a profiler can count just
  * the timed loop (valgrind --tool=callgrind --toggle-collect=bench_yield).
@@ -145,10 +148,38 @@ __attribute__((noinline)) static int bench_malloc(uint64_t n)
 	return 0;
 }
 
+/* ---- mmap: one anonymous mapping made and unmapped a few frames deep ---- */
+
+#include <sys/mman.h>
+
+__attribute__((noinline, noclone)) static int map_unmap(int depth)
+{
+	int r;
+	if (depth == 0) {
+		char *p = mmap(NULL, 65536, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		r = p == MAP_FAILED || munmap(p, 65536) != 0;
+	} else {
+		r = map_unmap(depth - 1);
+	}
+	__asm__ volatile("" : "+r"(r) : : "memory");
+	return r;
+}
+
+__attribute__((noinline)) static int bench_mmap(uint64_t n)
+{
+	uint64_t t0 = now_ns();
+	for (uint64_t i = 0; i < n; i++)
+		if (map_unmap(DEPTH - 1) != 0)
+			return 1;
+	uint64_t t1 = now_ns();
+	report("mmap", n, t0, t1);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 3) {
-		fprintf(stderr, "usage: micro mutex|mutex_mt|yield|malloc ITERATIONS\n");
+		fprintf(stderr, "usage: micro mutex|mutex_mt|yield|malloc|mmap ITERATIONS\n");
 		return 2;
 	}
 	uint64_t n = strtoull(argv[2], NULL, 10);
@@ -164,6 +195,8 @@ int main(int argc, char **argv)
 		return bench_yield(n);
 	if (strcmp(argv[1], "malloc") == 0)
 		return bench_malloc(n);
+	if (strcmp(argv[1], "mmap") == 0)
+		return bench_mmap(n);
 	fprintf(stderr, "micro: unknown mode %s\n", argv[1]);
 	return 2;
 }

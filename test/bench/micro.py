@@ -13,7 +13,7 @@ import time
 from runner import LIB, OUT, Failed, log, remove, run, show, which
 from workloads import compile_c
 
-N = {"mutex": 20_000_000, "yield": 2_000_000, "malloc": 2_000_000}
+N = {"mutex": 20_000_000, "yield": 2_000_000, "malloc": 2_000_000, "mmap": 200_000}
 CALLGRIND_N = {"mutex": 100_000, "yield": 50_000}
 
 # (key, label, mode, GOTRACE_* variables, divisor per op, unit, target ns or None)
@@ -27,6 +27,10 @@ CASES = [
     ("malloc", "`malloc` + `free` 8 frames deep, defaults (2 heap events with stack)", "malloc",
      {}, 1, "per pair", None),
     ("malloc0", "`malloc` + `free`, `GOTRACE_MALLOC=0` (records nothing)", "malloc",
+     {"MALLOC": "0"}, 1, "per pair", None),
+    ("mmap", "anonymous 64 KiB `mmap` + `munmap` 8 frames deep, defaults (SpanAlloc with stack + SpanFree)",
+     "mmap", {}, 1, "per pair", None),
+    ("mmap0", "anonymous 64 KiB `mmap` + `munmap`, `GOTRACE_MALLOC=0` (records nothing)", "mmap",
      {"MALLOC": "0"}, 1, "per pair", None),
 ]
 
