@@ -104,6 +104,8 @@ static GT_SLOW void *mapped_slow(void *p, size_t len, int prot, int flags, enum 
 		int fixed_ = ((flags) & (MAP_FIXED | MAP_FIXED_NOREPLACE)) == MAP_FIXED;            \
 		if (__builtin_expect(!fixed_ && !((flags) & MAP_ANONYMOUS), 1))                     \
 			return (p);                                                                 \
+		if (__builtin_expect(!gt.malloc_events, 0)) /* spans off: one load */               \
+			return (p);                                                                 \
 		return mapped_slow((p), (len), (prot), (flags), (f), GT_RA(), GT_CFA());            \
 	} while (0)
 
@@ -135,7 +137,7 @@ static GT_SLOW void unmapping_slow(void *addr, size_t len)
 
 GT_EXPORT int munmap(void *addr, size_t len)
 {
-	if (__builtin_expect(gt_span_maybe((uintptr_t)addr, len), 0))
+	if (__builtin_expect(gt.malloc_events && gt_span_maybe((uintptr_t)addr, len), 0))
 		unmapping_slow(addr, len);
 	return gt_sys_munmap(addr, len);
 }
