@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "tools/heap_sites.h"
+#include "tools/progress.h"
 
 #define KEEP_PAYLOAD (1u << 20) /* a payload arena this small is kept for the next generation */
 
@@ -71,19 +72,26 @@ int tool_replay_read(struct tool_replay *r, FILE *f, int *version,
 	if (!rd)
 		return -2;
 	attach(r, f);
+	struct stat st;
+	bool file = fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode);
+	tool_progress_begin("reading the trace", file ? (uint64_t)st.st_size : 0);
 	if (gt_reader_init(rd, f)) {
 		snprintf(err, errsz, "%s", rd->err);
 		goto out;
 	}
 	*version = rd->version;
-	while ((got = gt_reader_next(rd, &b)) > 0)
+	while ((got = gt_reader_next(rd, &b)) > 0) {
 		if (batch(ctx, &b))
 			goto out;
+		off_t at = ftello(f);
+		tool_progress_at(at > 0 ? (uint64_t)at : 0);
+	}
 	if (got < 0)
 		snprintf(err, errsz, "%s", rd->err);
 	else
 		rc = end(ctx);
 out:
+	tool_progress_end();
 	free(rd);
 	r->fd = -1; /* f is the caller's again */
 	return rc;
