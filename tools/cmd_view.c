@@ -17,6 +17,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -176,6 +179,31 @@ static int run_go(char **argv, int out_fd, struct watch *w)
 	return status;
 }
 
+/* free_port returns a TCP port of localhost nobody listens on now, or 0.
+ * (`go tool pprof -http=localhost:0` would print port 0 as its address.) */
+static int free_port(void)
+{
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof a;
+	int port = 0;
+	if (fd >= 0 && bind(fd, (struct sockaddr *)&a, sizeof a) == 0 &&
+	    getsockname(fd, (struct sockaddr *)&a, &len) == 0)
+		port = ntohs(a.sin_port);
+	if (fd >= 0)
+		close(fd);
+	return port;
+}
+
+/* headless says whether no graphical session is there to show a browser:
+ * then Go must not start one (it would try chromium, firefox … in turn and
+ * print their complaints); the address we print is the way in (over ssh -L). */
+static bool headless(void)
+{
+	const char *d = getenv("DISPLAY"), *w = getenv("WAYLAND_DISPLAY"), *b = getenv("BROWSER");
+	return !(d && *d) && !(w && *w) && !(b && *b);
+}
+
 /* exit_of turns Go's wait status into ours: a Ctrl-C is how a viewer ends. */
 static int exit_of(int status)
 {
@@ -212,6 +240,9 @@ int tool_view(const char *trace, const char *profile, const char *http)
 		return 1;
 	}
 	setenv("GOTOOLCHAIN", "local", 1);
+	bool no_browser = headless();
+	if (no_browser)
+		setenv("BROWSER", "true", 1); /* go tool trace's first choice: "opened", nothing started */
 	char httpflag[600] = "";
 	if (http)
 		snprintf(httpflag, sizeof httpflag, "-http=%s", http);
@@ -249,8 +280,12 @@ int tool_view(const char *trace, const char *profile, const char *http)
 	}
 	fprintf(stderr, "gotrace: opening the %s profile with go tool pprof\n", profile);
 	char hflag[620];
-	snprintf(hflag, sizeof hflag, "-http=%s", http ? http : "localhost:0");
-	char *view[] = { go.path, "tool", "pprof", hflag, tmp, NULL };
+	if (http)
+		snprintf(hflag, sizeof hflag, "-http=%s", http);
+	else
+		snprintf(hflag, sizeof hflag, "-http=localhost:%d", free_port());
+	char *view[] = { go.path, "tool", "pprof", hflag, no_browser ? "-no_browser" : tmp,
+			 no_browser ? tmp : NULL, NULL };
 	struct watch pw = { .progress = false };
 	status = run_go(view, -1, &pw);
 	unlink(tmp);
@@ -264,7 +299,8 @@ static void view_help(FILE *out)
 		     "`go tool pprof -http`, using the newest Go on this machine that reads the\n"
 		     "trace: GOTRACE_GO if set, else `go` on PATH, else GOTRACE_GO_SEARCH\n"
 		     "(default %s), under GOTOOLCHAIN=local.\n"
-		     "Prints the address to open; Ctrl-C ends the viewer.\n\n"
+		     "Prints the address to open; Ctrl-C ends the viewer. Without a display\n"
+		     "(no DISPLAY, WAYLAND_DISPLAY or BROWSER) Go starts no browser.\n\n"
 		     "options:\n"
 		     "  -pprof=KIND  sync (blocking on locks, condvars, joins), net (network waits),\n"
 		     "               syscall (system calls), sched (scheduler latency)\n"

@@ -38,6 +38,7 @@ if [ "$1" = env ] && [ "$2" = GOVERSION ]; then echo "%(version)s"; exit 0; fi
 log=%(log)s
 printf 'ARGS' >> "$log"; for a in "$@"; do printf ' [%%s]' "$a" >> "$log"; done; echo >> "$log"
 echo "GOTOOLCHAIN=$GOTOOLCHAIN GO=%(version)s" >> "$log"
+echo "BROWSER=$BROWSER" >> "$log"
 case "$2 $3" in
 "trace -pprof="*) printf 'PROFILE' ;;
 "pprof "*) echo "Serving web UI on http://localhost:5151" >&2 ;;
@@ -85,7 +86,8 @@ class ViewTest(unittest.TestCase):
         env["PATH"] = ":".join(list(path_dirs) + ["/usr/bin", "/bin"])
         env["GOTRACE_GO_SEARCH"] = search
         env["TMPDIR"] = self.tmp
-        env.pop("GOTOOLCHAIN", None)
+        for name in ("GOTOOLCHAIN", "DISPLAY", "WAYLAND_DISPLAY", "BROWSER"):
+            env.pop(name, None)
         env.update(extra)
         return env
 
@@ -103,8 +105,9 @@ class ViewTest(unittest.TestCase):
         go = self.fake_go("path1", "go1.99.2")
         res = self.view(self.trace, env=self.env([os.path.dirname(go)]))
         self.assertEqual(res.returncode, 0, res.stderr)
+        # No display: Go's browser choice is `true`, which starts nothing.
         self.assertEqual(self.calls(), ["ARGS [tool] [trace] [%s]" % self.trace,
-                                        "GOTOOLCHAIN=local GO=go1.99.2"])
+                                        "GOTOOLCHAIN=local GO=go1.99.2", "BROWSER=true"])
         self.assertIn("gotrace: open http://127.0.0.1:4242 in a browser", res.stderr)
         self.assertIn("go1.99.2", res.stderr.splitlines()[0])
 
@@ -128,12 +131,25 @@ class ViewTest(unittest.TestCase):
         calls = self.calls()
         self.assertEqual(calls[0], "ARGS [tool] [trace] [-pprof=sync] [%s]" % self.trace)
         self.assertEqual(calls[1], "GOTOOLCHAIN=local GO=go1.27.4")
-        self.assertTrue(calls[2].startswith("ARGS [tool] [pprof] [-http=127.0.0.1:5151] [%s/" % self.tmp),
-                        calls)
-        profile = calls[2].rsplit("[", 1)[1].rstrip("]")
+        self.assertTrue(calls[3].startswith("ARGS [tool] [pprof] [-http=127.0.0.1:5151] [-no_browser] [%s/"
+                                            % self.tmp), calls)
+        profile = calls[3].rsplit("[", 1)[1].rstrip("]")
         self.assertFalse(os.path.exists(profile), "the temporary profile %s stays behind" % profile)
         self.assertIn("gotrace: open http://localhost:5151 in a browser", res.stderr)
         self.assertEqual([f for f in os.listdir(self.tmp) if f.endswith(".pb")], [])
+
+    def test_profile_on_a_free_port_and_a_display(self):
+        go = self.fake_go("path6", "go1.27.4")
+        res = self.view("-pprof=sched", self.trace, env=self.env([os.path.dirname(go)], DISPLAY=":0"))
+        self.assertEqual(res.returncode, 0, res.stderr)
+        calls = [c for c in self.calls() if c.startswith("ARGS")]
+        self.assertRegex(calls[1], r"^ARGS \[tool\] \[pprof\] \[-http=localhost:[1-9]\d*\] \[%s/" % self.tmp)
+        # With a display Go may start a browser: BROWSER stays the user's.
+        self.assertIn("BROWSER=", self.calls())
+        # Without one, pprof is told not to.
+        os.unlink(self.log)
+        res = self.view("-pprof=sched", self.trace, env=self.env([os.path.dirname(go)]))
+        self.assertIn("] [-no_browser] [", [c for c in self.calls() if c.startswith("ARGS")][1])
 
     def test_bad_profile_kind(self):
         res = self.view("-pprof=heap", self.trace, env=self.env())
