@@ -75,11 +75,37 @@ int tool_map_init(struct tool_map *m)
 	return 0;
 }
 
+/* observe sees each span or stack event as the heap's replay checks its
+ * batch (replay.h), and keeps the batch, once, for the generation's
+ * replay here. */
+static void observe(void *ctx, const struct gt_rbatch *b, const struct gt_event *ev)
+{
+	struct tool_map *m = ctx;
+	if (m->failed)
+		return;
+	m->replay.events++;
+	if (m->g_kept && m->g_kept_at == b->data_offset)
+		return;
+	if (tool_replay_keep(&m->replay, b)) {
+		oom(m);
+		return;
+	}
+	m->g_kept = true;
+	m->g_kept_at = b->data_offset;
+}
+
 void tool_map_attach(struct tool_map *m, struct tool_heap *h)
 {
+	static const uint8_t types[] = { GT_EV_SPAN, GT_EV_SPAN_ALLOC, GT_EV_SPAN_FREE, GT_EV_GOROUTINE_STACK,
+					 GT_EV_GOROUTINE_STACK_ALLOC, GT_EV_GOROUTINE_STACK_FREE };
 	m->h = h;
 	h->batch_hook = tool_map_batch;
 	h->hook_ctx = m;
+	h->replay.observe = observe;
+	h->replay.observe_ctx = m;
+	memset(h->replay.observe_types, 0, sizeof h->replay.observe_types);
+	for (size_t i = 0; i < sizeof types; i++)
+		h->replay.observe_types[types[i] >> 3] |= (uint8_t)(1u << (types[i] & 7));
 }
 
 void tool_map_release(struct tool_map *m)
@@ -446,6 +472,7 @@ static void start_gen(struct tool_map *m, uint64_t gen)
 	m->gen_open = true;
 	m->g_page = 0;
 	m->g_span_snap = m->g_stack_snap = false;
+	m->g_kept = false;
 	m->nsnap = 0;
 }
 
@@ -506,8 +533,8 @@ static int batch(struct tool_map *m, const struct gt_rbatch *b)
 		return -1;
 	if (!m->gen_open)
 		start_gen(m, b->gen);
-	if (b->kind == GT_BATCH_EVENTS)
-		return failed(m, tool_replay_add(&m->replay, b, m->err, sizeof m->err));
+	/* Event batches: the heap's replay checks them and shows this one's
+	 * span and stack events to observe(), next. */
 	if (b->kind == GT_BATCH_EXPERIMENTAL && b->exp == GT_EXP_ALLOCFREE && b->len > 0 &&
 	    b->data[0] == GT_ALLOCFREE_INFO)
 		read_info(m, b);

@@ -9,8 +9,10 @@
  * (h->tables, still that generation's when it ends here), interns its
  * sites into the heap's site table (h->sites; a mapping site has no heap
  * counters) and reads payloads again from the heap's file (h->replay.fd).
- * Its own replay (tools/replay.h) keeps only the batches that hold span
- * or stack events.
+ * The heap's replay checks every event batch; it shows the span and stack
+ * events to this accounting as it goes (its observer, tools/replay.h), so
+ * no batch is parsed twice: the batches that hold them are kept in this
+ * accounting's own replay, read again when the generation ends.
  *
  * Events: SpanAlloc(id, npages, kindclass) maps id·page .. +npages·page,
  * class and site from kindclass (GT_SPAN_KC_CLASS/SITE; an even kindclass,
@@ -98,7 +100,9 @@ struct tool_map {
 	uint64_t gen;
 	bool gen_open;
 	uint64_t g_page;             /* its info batch's page size, 0 until seen */
-	struct tool_replay replay;   /* its batches with span or stack events */
+	struct tool_replay replay;   /* its batches with span or stack events (kept, not checked) */
+	bool g_kept;                 /* a batch was kept, the one at g_kept_at */
+	uint64_t g_kept_at;
 	struct tool_map_snap *snap;  /* its Span events */
 	size_t nsnap, cap_snap;
 	struct tool_hmap g_snap;     /* id -> index in snap */

@@ -13,7 +13,9 @@ for 26) and run end to end through the commands:
     of both Go toolchains reads back with exactly the trace's figures
     (inuse_space 8 MiB at "(thread stack)", 4 MiB at arena_map;
     mapped_space 64 MiB at make_pool), and `go tool pprof -top` reads;
-  * `gotrace stat` and `gotrace stat -json` give the totals.
+  * `gotrace stat` and `gotrace stat -json` give the totals;
+  * the same trace without its span and stack events gets no word of
+    mapped memory from either command.
 
 A program that maps memory (test/programs/mapped_anon.c: 64 MiB mapped and
 unmapped at make_pool, 4 MiB kept at keep_map, a thread with a 1 MiB stack)
@@ -106,7 +108,7 @@ class SyntheticMappedTraceTest(unittest.TestCase):
         problem = gtlib.go_problem()
         if problem:
             raise AssertionError(problem)
-        writer = build_writer()
+        writer = cls.writer = build_writer()
         cls.traces = {}
         for fmt in (23, 26):
             path = gtlib.trace_path("heap-mapped-synthetic-%d" % fmt)
@@ -191,6 +193,34 @@ class SyntheticMappedTraceTest(unittest.TestCase):
                                                             "end_spans": 1})
             self.assertEqual(m["thread_stacks"], {"end": 1, "peak": 2})
             self.assertTrue(m["complete"])
+
+    def test_help_and_bad_profile_path(self):
+        rc, out, err = gotrace(["heap", "-h"])
+        self.assertEqual(rc, 0, err)
+        self.assertIn("usage: gotrace heap [-pprof OUT.pb.gz] [-mapped-pprof OUT.pb.gz] [-top N] TRACE", out)
+        self.assertIn("-mapped-pprof FILE", out)
+        rc, out, err = gotrace(["heap", "-mapped-pprof", "/nonexistent/dir/m.pb.gz", self.traces[23]])
+        self.assertEqual(rc, 1, out + err)
+        self.assertIn("Mapped memory", out)
+        self.assertIn("/nonexistent/dir/m.pb.gz", err)
+        rc, out, err = gotrace(["heap", "-mapped-pprof"])
+        self.assertEqual(rc, 2, out + err)
+
+    def test_trace_without_span_events_says_nothing_of_them(self):
+        path = gtlib.trace_path("heap-mapped-synthetic-nospans")
+        p = subprocess.run([self.writer, path, "23", "nospans"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        gtlib.validate(path)
+        self.assertNotIn("Name=SpanAlloc", gtlib.parsed_text(path))
+        rc, out, err = gotrace(["heap", path])
+        self.assertEqual(rc, 0, err)
+        body = out.split("\n", 1)[1]          # after the heading naming the file
+        self.assertIn("live at end", body)
+        self.assertNotIn("apped", body)
+        rc, out, err = gotrace(["stat", path])
+        self.assertEqual(rc, 0, err)
+        self.assertNotIn("apped", out.split("\n", 1)[1])
+        self.assertNotIn("mapped", gtlib.stat_json(path))
 
     def test_truncated_copy_reports_its_complete_generations(self):
         with open(self.traces[26], "rb") as f:

@@ -4,7 +4,7 @@
  * and `gotrace stat`'s mapped memory (test/integration/test_heap_mapped.py),
  * whatever the library writes:
  *
- *   mapped_trace OUT FORMAT      (FORMAT 23 or 26)
+ *   mapped_trace OUT FORMAT [nospans]     (FORMAT 23 or 26)
  *
  * Three generations, 1 ms apart, on one thread (M 1) and the snapshot's M
  * (GT_SNAPSHOT_M):
@@ -22,7 +22,9 @@
  * So: peak 64 MiB + 4 MiB + 1 MiB + 8 MiB + 132 KiB + 256 KiB at the
  * thread's stack (gen 1, +30 us); at the end 4 MiB arena + 8 MiB stack +
  * 264 KiB brk + 256 KiB unattributed. Built by the test with the encoder
- * sources. Exit status 0, or 1 with a message. */
+ * sources. With `nospans`, generation 1 without its span and stack events
+ * (the heap events alone). Exit status 0, or 1 with a message. */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +37,7 @@
 static uint8_t scratch[GT_MAX_BATCH + 64];
 static FILE *out;
 static int format;
+static bool nospans;
 
 static void put(const void *p, size_t n)
 {
@@ -119,13 +122,25 @@ struct ev {
 	uint64_t ts, a[3];
 };
 
+static bool is_span_event(uint8_t type)
+{
+	return type >= GT_EV_SPAN && type <= GT_EV_GOROUTINE_STACK_FREE && type != GT_EV_HEAP_OBJECT &&
+	       type != GT_EV_HEAP_OBJECT_ALLOC && type != GT_EV_HEAP_OBJECT_FREE;
+}
+
 static void events(uint64_t gen, uint64_t m, const struct ev *ev, size_t n)
 {
 	struct gt_batch b;
-	gt_batch_begin(&b, scratch, sizeof scratch, gen, m, ev[0].ts - 1);
-	for (size_t i = 0; i < n; i++)
+	size_t kept = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (nospans && is_span_event(ev[i].type))
+			continue;
+		if (kept++ == 0)
+			gt_batch_begin(&b, scratch, sizeof scratch, gen, m, ev[i].ts - 1);
 		gt_batch_event(&b, ev[i].type, ev[i].ts, (unsigned)gt_ev_nargs(ev[i].type), ev[i].a);
-	finish(&b);
+	}
+	if (kept)
+		finish(&b);
 }
 
 static void end_gen(void)
@@ -162,10 +177,12 @@ static void snapshot(uint64_t gen, uint64_t ts, uint64_t brk_pages, bool with_cr
 
 int main(int argc, char **argv)
 {
-	if (argc != 3 || (atoi(argv[2]) != GT_FORMAT_23 && atoi(argv[2]) != GT_FORMAT_26)) {
-		fprintf(stderr, "usage: mapped_trace OUT 23|26\n");
+	if (argc < 3 || argc > 4 || (atoi(argv[2]) != GT_FORMAT_23 && atoi(argv[2]) != GT_FORMAT_26) ||
+	    (argc == 4 && strcmp(argv[3], "nospans") != 0)) {
+		fprintf(stderr, "usage: mapped_trace OUT 23|26 [nospans]\n");
 		return 1;
 	}
+	nospans = argc == 4;
 	format = atoi(argv[2]);
 	out = fopen(argv[1], "wb");
 	if (!out) {
@@ -189,6 +206,8 @@ int main(int argc, char **argv)
 	};
 	events(1, 1, e1, sizeof e1 / sizeof e1[0]);
 	end_gen();
+	if (nospans) /* generations 2 and 3 hold span and stack events only */
+		return fclose(out) != 0;
 
 	sync_batch(2, t2);
 	tables(2);
