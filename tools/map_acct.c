@@ -231,10 +231,14 @@ static void move(struct tool_map *m, uint32_t from, uint32_t to, uint64_t bytes)
 	live_add(m, to, bytes, 1);
 }
 
+/* A span's bytes, at most 2^52 (4 PiB: more than any address space), so
+ * that the sums of a damaged trace's spans cannot wrap. */
+#define SPAN_MAX_BYTES (1ull << 52)
+
 static uint64_t span_bytes(const struct tool_map *m, uint64_t npages)
 {
 	uint64_t page = m->g_page ? m->g_page : m->page;
-	return npages > UINT64_MAX / page ? UINT64_MAX / 2 : npages * page;
+	return npages > SPAN_MAX_BYTES / page ? SPAN_MAX_BYTES : npages * page;
 }
 
 static int mark(struct tool_map *m, struct tool_hmap *set, uint64_t id)
