@@ -132,6 +132,17 @@ static int cmp_row(const void *x, const void *y)
 	return a < b ? -1 : a > b;
 }
 
+/* no_site says why a row has no stack, as far as its class tells. */
+static const char *no_site(unsigned cls)
+{
+	switch (cls) {
+	case GT_SPAN_BRK: return "(no stack: the brk heap)";
+	case GT_SPAN_STACK: return "(no stack: main's, or made before the trace)";
+	case GT_SPAN_UNSEEN: return "(no stack: seen only in the process's map)";
+	default: return "(no stack)";
+	}
+}
+
 static void row_list(FILE *out, const struct tool_map *m, const struct tool_heap *h, uint32_t *idx, bool live,
 		     unsigned top, const char *title)
 {
@@ -161,8 +172,12 @@ static void row_list(FILE *out, const struct tool_map *m, const struct tool_heap
 		}
 		fprintf(out, "  %14llu %6llu  %-13s %s%s", (ull)key_bytes(r, live), (ull)key_spans(r, live),
 			tool_map_class_name(r->cls), call, call[0] ? ": " : "");
-		tool_sites_line(out, s, r->site, skip);
-		fputc('\n', out);
+		if (s->sites[r->site].nframes == 0)
+			fprintf(out, "%s\n", no_site(r->cls));
+		else {
+			tool_sites_line(out, s, r->site, skip);
+			fputc('\n', out);
+		}
 	}
 }
 

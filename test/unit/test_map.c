@@ -458,8 +458,11 @@ Test(map_report, snapshot_notes, .init = setup, .fini = teardown)
 	cr_assert(strstr(text, "1 SpanFree of spans not mapped in the trace were ignored"), "%s", text);
 	cr_assert(strstr(text, "           32768      1  anonymous     mmap: make_pool"), "%s", text);
 	/* Bytes mapped: the brk heap's growth (no new span), the span that appeared. */
-	cr_assert(strstr(text, "           40960      0  brk heap      (no stack)\n"
-			       "           32768      1  unattributed  (no stack)\n"), "%s", text);
+	cr_assert(strstr(text, "           40960      0  brk heap      (no stack: the brk heap)\n"
+			       "           32768      1  unattributed  (no stack: seen only in the process's map)\n"),
+		  "%s", text);
+	cr_assert(strstr(text, "         1048576      1  thread stack  (no stack: main's, or made before the trace)\n"),
+		  "%s", text);
 	free(text);
 }
 
