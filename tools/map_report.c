@@ -137,7 +137,7 @@ static const char *no_site(unsigned cls)
 {
 	switch (cls) {
 	case GT_SPAN_BRK: return "(no stack: the brk heap)";
-	case GT_SPAN_STACK: return "(no stack: main's, or made before the trace)";
+	case GT_SPAN_STACK: return "(no stack: a thread's own)";
 	case GT_SPAN_UNSEEN: return "(no stack: seen only in the process's map)";
 	default: return "(no stack)";
 	}

@@ -461,7 +461,7 @@ Test(map_report, snapshot_notes, .init = setup, .fini = teardown)
 	cr_assert(strstr(text, "           40960      0  brk heap      (no stack: the brk heap)\n"
 			       "           32768      1  unattributed  (no stack: seen only in the process's map)\n"),
 		  "%s", text);
-	cr_assert(strstr(text, "         1048576      1  thread stack  (no stack: main's, or made before the trace)\n"),
+	cr_assert(strstr(text, "         1048576      1  thread stack  (no stack: a thread's own)\n"),
 		  "%s", text);
 	free(text);
 }
