@@ -104,6 +104,8 @@ build/obj/unit/test/unit/test_mutex_sources.o: $(wildcard tools/mutex_*.c tools/
 
 build/obj/unit/test/unit/test_cpu_sources.o: $(wildcard tools/cpu_*.c tools/cpu_*.h tools/stat_acct.h tools/stat_site.h tools/mutex_report.h tools/rank_list.h tools/site_pprof.h)
 
+build/obj/unit/test/unit/test_map_sources.o: $(wildcard tools/map_*.c tools/map_*.h tools/heap_acct.h tools/replay.h tools/rank_list.h tools/site_pprof.h tools/stat_site.h)
+
 build/obj/unit/test/unit/test_run_sources.o: $(wildcard tools/ident.* tools/outname.* tools/probe.* tools/run_report.* tools/units.*)
 
 build/unit-tests: $(UNIT_OBJ)

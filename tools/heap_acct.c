@@ -436,6 +436,8 @@ static int end_gen(struct tool_heap *h)
 
 int tool_heap_batch(struct tool_heap *h, const struct gt_rbatch *b)
 {
+	if (h->batch_hook)
+		h->batch_hook(h->hook_ctx, b);
 	if (b->kind == GT_BATCH_END_OF_GEN)
 		return end_gen(h);
 	if (h->gen_open && b->gen != h->gen && end_gen(h))
@@ -461,6 +463,8 @@ int tool_heap_batch(struct tool_heap *h, const struct gt_rbatch *b)
 
 int tool_heap_end(struct tool_heap *h)
 {
+	if (h->batch_hook)
+		h->batch_hook(h->hook_ctx, NULL);
 	return end_gen(h);
 }
 

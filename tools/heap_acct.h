@@ -118,6 +118,13 @@ struct tool_heap {
 	uint64_t metric_max;
 	double metric_time;
 
+	/* The feed hook (tools/map_acct.h, mapped memory): sees every batch
+	 * first thing in tool_heap_batch, and NULL first thing in
+	 * tool_heap_end, before this accounting acts on it, so while it runs
+	 * the tables above still are those of the generation that ends. */
+	void (*batch_hook)(void *ctx, const struct gt_rbatch *b);
+	void *hook_ctx;
+
 	char err[TOOL_HEAP_ERR];
 };
 

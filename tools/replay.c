@@ -133,6 +133,11 @@ static int keep(struct tool_replay *r, const struct gt_rbatch *b)
 	return 0;
 }
 
+int tool_replay_keep(struct tool_replay *r, const struct gt_rbatch *b)
+{
+	return keep(r, b);
+}
+
 static bool wanted(const struct tool_replay *r, uint8_t type)
 {
 	return !r->want || r->want(type);
@@ -149,6 +154,8 @@ int tool_replay_add(struct tool_replay *r, const struct gt_rbatch *b, char *err,
 		if (ev.ts > r->max_ts)
 			r->max_ts = ev.ts;
 		n += wanted(r, ev.type);
+		if (r->observe && (r->observe_types[ev.type >> 3] >> (ev.type & 7) & 1))
+			r->observe(r->observe_ctx, b, &ev);
 	}
 	if (got < 0) {
 		snprintf(err, errsz, "%s", c.at.err);
