@@ -12,34 +12,19 @@
 #define MAX_CAP (1ull << 28)
 #define NESTED_TRIES 2000
 
-struct shard {
-	gt_lock_t lock;
-	unsigned shift;                 /* 64 - log2(capacity) */
-	uint64_t mask;                  /* capacity - 1; 0 before the first insert */
-	uint64_t count;
-	struct gt_heaplive_entry *slots;
-} __attribute__((aligned(64)));
+struct gt_heaplive_shard gt_heaplive_shards[GT_HEAPLIVE_SHARDS];
 
-static struct shard shards[GT_HEAPLIVE_SHARDS];
-
-/* The shard: the top bits of one multiplicative hash; the home slot in
- * it: the bits below them. */
-static inline uint64_t mix(uintptr_t key)
+static inline struct gt_heaplive_shard *shard_of(uint64_t h)
 {
-	return (uint64_t)key * 0x9e3779b97f4a7c15ull;
+	return &gt_heaplive_shards[h >> 56];
 }
 
-static inline struct shard *shard_of(uint64_t h)
+static inline uint64_t home(const struct gt_heaplive_shard *s, uint64_t h)
 {
-	return &shards[h >> 56];
+	return gt_heaplive_home(s, h);
 }
 
-static inline uint64_t home(const struct shard *s, uint64_t h)
-{
-	return (h << 8) >> s->shift;
-}
-
-static int take(struct shard *s, int nested)
+static int take(struct gt_heaplive_shard *s, int nested)
 {
 	if (!nested) {
 		gt_lock(&s->lock);
@@ -54,7 +39,7 @@ static int take(struct shard *s, int nested)
 }
 
 /* grow doubles s's table. Under its lock. */
-static int grow(struct shard *s)
+static int grow(struct gt_heaplive_shard *s)
 {
 	uint64_t cap = s->mask ? (s->mask + 1) * 2 : FIRST_CAP;
 	if (cap > MAX_CAP)
@@ -70,7 +55,7 @@ static int grow(struct shard *s)
 	for (uint64_t i = 0; i < ocap; i++) {
 		if (!os[i].key)
 			continue;
-		uint64_t j = home(s, mix(os[i].key));
+		uint64_t j = home(s, gt_heaplive_hash(os[i].key));
 		while (ns[j].key)
 			j = (j + 1) & s->mask;
 		ns[j] = os[i];
@@ -80,11 +65,11 @@ static int grow(struct shard *s)
 	return 0;
 }
 
-int gt_heaplive_insert(const void *p, uint64_t size, uint32_t ref, int nested)
+int gt_heaplive_insert_slow(const void *p, uint64_t size, uint32_t ref, int nested)
 {
 	uintptr_t key = (uintptr_t)p;
-	uint64_t h = mix(key);
-	struct shard *s = shard_of(h);
+	uint64_t h = gt_heaplive_hash(key);
+	struct gt_heaplive_shard *s = shard_of(h);
 	if (!key || !take(s, nested))
 		return -1;
 	int r = 0;
@@ -112,11 +97,27 @@ out:
 	return r;
 }
 
-int gt_heaplive_remove(const void *p, int nested)
+void gt_heaplive_remove_at(struct gt_heaplive_shard *s, uint64_t i)
+{
+	/* Shift back the entries after it that would not be found across a
+	 * hole: those whose home is not cyclically in (i, j]. */
+	for (uint64_t j = (i + 1) & s->mask; s->slots[j].key; j = (j + 1) & s->mask) {
+		uint64_t hj = home(s, gt_heaplive_hash(s->slots[j].key));
+		int stays = i <= j ? (i < hj && hj <= j) : (i < hj || hj <= j);
+		if (!stays) {
+			s->slots[i] = s->slots[j];
+			i = j;
+		}
+	}
+	s->slots[i].key = 0;
+	s->count--;
+}
+
+int gt_heaplive_remove_slow(const void *p, int nested)
 {
 	uintptr_t key = (uintptr_t)p;
-	uint64_t h = mix(key);
-	struct shard *s = shard_of(h);
+	uint64_t h = gt_heaplive_hash(key);
+	struct gt_heaplive_shard *s = shard_of(h);
 	if (!key || !take(s, nested))
 		return 0;
 	int found = 0;
@@ -128,18 +129,7 @@ int gt_heaplive_remove(const void *p, int nested)
 			goto out;
 		i = (i + 1) & s->mask;
 	}
-	/* Shift back the entries after it that would not be found across a
-	 * hole: those whose home is not cyclically in (i, j]. */
-	for (uint64_t j = (i + 1) & s->mask; s->slots[j].key; j = (j + 1) & s->mask) {
-		uint64_t hj = home(s, mix(s->slots[j].key));
-		int stays = i <= j ? (i < hj && hj <= j) : (i < hj || hj <= j);
-		if (!stays) {
-			s->slots[i] = s->slots[j];
-			i = j;
-		}
-	}
-	s->slots[i].key = 0;
-	s->count--;
+	gt_heaplive_remove_at(s, i);
 	found = 1;
 out:
 	gt_unlock(&s->lock);
@@ -148,7 +138,7 @@ out:
 
 uint64_t gt_heaplive_copy(unsigned i, struct gt_heaplive_entry *out, uint64_t max, gt_heapref_fix fix, void *ctx)
 {
-	struct shard *s = &shards[i % GT_HEAPLIVE_SHARDS];
+	struct gt_heaplive_shard *s = &gt_heaplive_shards[i % GT_HEAPLIVE_SHARDS];
 	gt_lock(&s->lock);
 	uint64_t n = s->count;
 	if (n <= max && s->mask) {
@@ -170,26 +160,26 @@ uint64_t gt_heaplive_count(void)
 {
 	uint64_t n = 0;
 	for (unsigned i = 0; i < GT_HEAPLIVE_SHARDS; i++)
-		n += __atomic_load_n(&shards[i].count, __ATOMIC_RELAXED);
+		n += __atomic_load_n(&gt_heaplive_shards[i].count, __ATOMIC_RELAXED);
 	return n;
 }
 
 void gt_heaplive_prepare(void)
 {
 	for (unsigned i = 0; i < GT_HEAPLIVE_SHARDS; i++)
-		gt_lock(&shards[i].lock);
+		gt_lock(&gt_heaplive_shards[i].lock);
 }
 
 void gt_heaplive_parent(void)
 {
 	for (unsigned i = 0; i < GT_HEAPLIVE_SHARDS; i++)
-		gt_unlock(&shards[i].lock);
+		gt_unlock(&gt_heaplive_shards[i].lock);
 }
 
 void gt_heaplive_child(void)
 {
 	for (unsigned i = 0; i < GT_HEAPLIVE_SHARDS; i++) {
-		struct shard *s = &shards[i];
+		struct gt_heaplive_shard *s = &gt_heaplive_shards[i];
 		if (s->slots)
 			memset(s->slots, 0, (s->mask + 1) * sizeof *s->slots);
 		s->count = 0;

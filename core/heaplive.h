@@ -24,6 +24,7 @@
 #include <stdint.h>
 
 #include "heapsite.h"
+#include "lock.h"
 
 #define GT_HEAPLIVE_SHARDS 256
 
@@ -33,12 +34,91 @@ struct gt_heaplive_entry {
 	uint32_t ref;   /* its site: a gt_heapref (core/heapsite.h) */
 };
 
-/* gt_heaplive_insert records p (size requested bytes, site ref). 0, or -1
- * (no memory, or the lock not had while nested). Preserves errno. */
-int gt_heaplive_insert(const void *p, uint64_t size, uint32_t ref, int nested);
+struct gt_heaplive_shard {
+	gt_lock_t lock;
+	unsigned shift;                 /* 64 - log2(capacity) */
+	uint64_t mask;                  /* capacity - 1; 0 before the first insert */
+	uint64_t count;
+	struct gt_heaplive_entry *slots;
+} __attribute__((aligned(64)));
 
-/* gt_heaplive_remove forgets p; 1 when it was there. */
-int gt_heaplive_remove(const void *p, int nested);
+extern struct gt_heaplive_shard gt_heaplive_shards[GT_HEAPLIVE_SHARDS] __attribute__((visibility("hidden")));
+
+/* The shard: the top 8 bits of one multiplicative hash; the home slot in
+ * it: the bits below them. */
+static inline uint64_t gt_heaplive_hash(uintptr_t key)
+{
+	return (uint64_t)key * 0x9e3779b97f4a7c15ull;
+}
+
+static inline uint64_t gt_heaplive_home(const struct gt_heaplive_shard *s, uint64_t h)
+{
+	return (h << 8) >> s->shift;
+}
+
+/* The slow halves: the table to grow, a lock to wait for or to try
+ * (nested), entries to shift back. */
+int gt_heaplive_insert_slow(const void *p, uint64_t size, uint32_t ref, int nested);
+int gt_heaplive_remove_slow(const void *p, int nested);
+void gt_heaplive_remove_at(struct gt_heaplive_shard *s, uint64_t i);
+
+/* gt_heaplive_insert records p (size requested bytes, site ref). 0, or -1
+ * (no memory, or the lock not had while nested). Preserves errno. On the
+ * hot path (every recorded malloc): the common case is inline, a lock
+ * taken at once, no growth, a probe or two. */
+static inline int gt_heaplive_insert(const void *p, uint64_t size, uint32_t ref, int nested)
+{
+	uintptr_t key = (uintptr_t)p;
+	uint64_t h = gt_heaplive_hash(key);
+	struct gt_heaplive_shard *s = &gt_heaplive_shards[h >> 56];
+	if (__builtin_expect(nested || !key || !gt_trylock(&s->lock), 0))
+		return gt_heaplive_insert_slow(p, size, ref, nested);
+	if (__builtin_expect((s->count + 1) * 2 > s->mask + 1, 0)) { /* also: no table yet */
+		gt_unlock(&s->lock);
+		return gt_heaplive_insert_slow(p, size, ref, nested);
+	}
+	struct gt_heaplive_entry e = { key, size > UINT32_MAX ? UINT32_MAX : (uint32_t)size, ref };
+	struct gt_heaplive_entry *sl = s->slots;
+	uint64_t i = gt_heaplive_home(s, h);
+	for (; sl[i].key; i = (i + 1) & s->mask)
+		if (sl[i].key == key) /* its free was not seen */
+			goto put;
+	s->count++;
+put:
+	sl[i] = e;
+	gt_unlock(&s->lock);
+	return 0;
+}
+
+/* gt_heaplive_remove forgets p; 1 when it was there. Every recorded free:
+ * inline like gt_heaplive_insert. */
+static inline int gt_heaplive_remove(const void *p, int nested)
+{
+	uintptr_t key = (uintptr_t)p;
+	uint64_t h = gt_heaplive_hash(key);
+	struct gt_heaplive_shard *s = &gt_heaplive_shards[h >> 56];
+	if (__builtin_expect(nested || !key || !gt_trylock(&s->lock), 0))
+		return gt_heaplive_remove_slow(p, nested);
+	int found = 0;
+	if (__builtin_expect(s->mask != 0, 1)) {
+		struct gt_heaplive_entry *sl = s->slots;
+		uint64_t i = gt_heaplive_home(s, h);
+		for (; sl[i].key; i = (i + 1) & s->mask) {
+			if (sl[i].key == key) {
+				if (__builtin_expect(!sl[(i + 1) & s->mask].key, 1)) { /* nothing to shift back */
+					sl[i].key = 0;
+					s->count--;
+				} else {
+					gt_heaplive_remove_at(s, i);
+				}
+				found = 1;
+				break;
+			}
+		}
+	}
+	gt_unlock(&s->lock);
+	return found;
+}
 
 /* A snapshot's conversion of stack refs into site refs (core/gen_snap.c),
  * applied under the lock to every entry whose ref is a stack id, written
