@@ -180,8 +180,13 @@ void gt_heaplive_child(void)
 {
 	for (unsigned i = 0; i < GT_HEAPLIVE_SHARDS; i++) {
 		struct gt_heaplive_shard *s = &gt_heaplive_shards[i];
+		/* Unmapped, not cleared: clearing would copy every page of the
+		 * parent's table (a child that execs at once pays nothing). */
 		if (s->slots)
-			memset(s->slots, 0, (s->mask + 1) * sizeof *s->slots);
+			gt_unmap(s->slots, (s->mask + 1) * sizeof *s->slots);
+		s->slots = NULL;
+		s->mask = 0;
+		s->shift = 0;
 		s->count = 0;
 		gt_lock_reset(&s->lock);
 	}
