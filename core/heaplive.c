@@ -14,9 +14,9 @@
 
 struct gt_heaplive_shard gt_heaplive_shards[GT_HEAPLIVE_SHARDS];
 
-static inline struct gt_heaplive_shard *shard_of(uint64_t h)
+static inline struct gt_heaplive_shard *shard_of(uintptr_t key)
 {
-	return &gt_heaplive_shards[h >> 56];
+	return gt_heaplive_shard_of(key);
 }
 
 static inline uint64_t home(const struct gt_heaplive_shard *s, uint64_t h)
@@ -69,7 +69,7 @@ int gt_heaplive_insert_slow(const void *p, uint64_t size, uint32_t ref, int nest
 {
 	uintptr_t key = (uintptr_t)p;
 	uint64_t h = gt_heaplive_hash(key);
-	struct gt_heaplive_shard *s = shard_of(h);
+	struct gt_heaplive_shard *s = shard_of(key);
 	if (!key || !take(s, nested))
 		return -1;
 	int r = 0;
@@ -117,7 +117,7 @@ int gt_heaplive_remove_slow(const void *p, int nested)
 {
 	uintptr_t key = (uintptr_t)p;
 	uint64_t h = gt_heaplive_hash(key);
-	struct gt_heaplive_shard *s = shard_of(h);
+	struct gt_heaplive_shard *s = shard_of(key);
 	if (!key || !take(s, nested))
 		return 0;
 	int found = 0;

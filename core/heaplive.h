@@ -4,8 +4,8 @@
  * live-heap snapshot").
  *
  * Every malloc and free of the program changes it, from any thread, so it
- * is cut into GT_HEAPLIVE_SHARDS shards by a hash of the address, each
- * with its own lock and its own open-addressing table (linear probing,
+ * is cut into GT_HEAPLIVE_SHARDS shards by address (gt_heaplive_shard_of),
+ * each with its own lock and its own open-addressing table (linear probing,
  * deletion by shifting back, doubled when half full): two threads wait for
  * each other only when they touch the same shard at the same moment. The
  * snapshot copies one shard at a time under that shard's lock (a few
@@ -44,11 +44,23 @@ struct gt_heaplive_shard {
 
 extern struct gt_heaplive_shard gt_heaplive_shards[GT_HEAPLIVE_SHARDS] __attribute__((visibility("hidden")));
 
-/* The shard: the top 8 bits of one multiplicative hash; the home slot in
- * it: the bits below them. */
+/* The home slot in a shard: bits below the top 8 of one multiplicative
+ * hash of the address. */
 static inline uint64_t gt_heaplive_hash(uintptr_t key)
 {
 	return (uint64_t)key * 0x9e3779b97f4a7c15ull;
+}
+
+/* The shard of an address: one of 16 groups by its 64 MiB region (glibc
+ * gives each thread's arena regions of its own, so a thread's objects stay
+ * in its group: two threads allocating at once do not bounce each other's
+ * shard locks between cores), then one of the group's 16 by its 4 KiB page
+ * (a thread's objects spread over 16 locks, so a snapshot holds one 16th
+ * of them at a time). */
+static inline struct gt_heaplive_shard *gt_heaplive_shard_of(uintptr_t key)
+{
+	uint64_t group = (((uint64_t)key >> 26) * 0x9e3779b97f4a7c15ull) >> 60;
+	return &gt_heaplive_shards[group << 4 | ((key >> 12) & 15)];
 }
 
 static inline uint64_t gt_heaplive_home(const struct gt_heaplive_shard *s, uint64_t h)
@@ -70,7 +82,7 @@ static inline int gt_heaplive_insert(const void *p, uint64_t size, uint32_t ref,
 {
 	uintptr_t key = (uintptr_t)p;
 	uint64_t h = gt_heaplive_hash(key);
-	struct gt_heaplive_shard *s = &gt_heaplive_shards[h >> 56];
+	struct gt_heaplive_shard *s = gt_heaplive_shard_of(key);
 	if (__builtin_expect(nested || !key || !gt_trylock(&s->lock), 0))
 		return gt_heaplive_insert_slow(p, size, ref, nested);
 	if (__builtin_expect((s->count + 1) * 2 > s->mask + 1, 0)) { /* also: no table yet */
@@ -96,7 +108,7 @@ static inline int gt_heaplive_remove(const void *p, int nested)
 {
 	uintptr_t key = (uintptr_t)p;
 	uint64_t h = gt_heaplive_hash(key);
-	struct gt_heaplive_shard *s = &gt_heaplive_shards[h >> 56];
+	struct gt_heaplive_shard *s = gt_heaplive_shard_of(key);
 	if (__builtin_expect(nested || !key || !gt_trylock(&s->lock), 0))
 		return gt_heaplive_remove_slow(p, nested);
 	int found = 0;
