@@ -223,7 +223,7 @@ def snapshot_section(d):
     cg = d.get("callgrind")
     if cg:
         o.append(f"With every allocation recorded, each malloc and free also updates the live table "
-                 f"(core/heaplive.c, 256 shards by address): under callgrind, test/bench/micro.c's "
+                 f"(core/heaplive.c, 256 shards by address region and page): under callgrind, test/bench/micro.c's "
                  f"malloc loop (N = {cg['n']:,}) spends **{cg['live']:.0f} instructions per malloc + free "
                  f"pair** in it, of {cg['total']:.0f} per traced pair.\n")
     return o
