@@ -185,7 +185,7 @@ static void advance(int final)
 	write_out(&o, old, ts, final);
 	gt_gen_snap_done();
 	if (!final) /* 5. the live heap at the new generation's start (core/gen_snap.h) */
-		gt_gen_snap_take(old + 1, ts);
+		gt_gen_snap_take(old + 1, atomic_load_explicit(&gt.gen_start[(old + 1) & 1], memory_order_relaxed));
 
 	/* 6. The old generation's tables and chunks, for the one after next. */
 	gt_stacktab_reset(&gt.stacks[old & 1]);

@@ -14,7 +14,9 @@
  * own; each object's type is a type of the new generation's table (its
  * requested size and its site, interned in the new generation's stack
  * table from core/heapsite.h). The batches are written with the new
- * generation when it ends (gt_gen_snap_write), base time = the switch.
+ * generation when it ends (gt_gen_snap_write), base time = the new
+ * generation's start (no event of it is earlier: a reader merging by time
+ * meets the snapshot first).
  *
  * Objects allocated or freed while the copy runs (after the switch) may or
  * may not be in it: their HeapObjectAlloc / HeapObjectFree follow in the
@@ -29,7 +31,7 @@
 #include "gen_out.h"
 
 /* gt_gen_snap_take writes the snapshot of generation gen (the one just
- * started), switch time ts. pre: gt.advance_lock held, generation gen-1
+ * started at ts, gt.gen_start). pre: gt.advance_lock held, generation gen-1
  * written out and its stack table not emptied yet (the live tables' stack
  * refs of gen-1 become sites: core/heapsite.h). */
 void gt_gen_snap_take(uint64_t gen, uint64_t ts);
