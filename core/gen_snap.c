@@ -262,6 +262,13 @@ static uint64_t copy(unsigned i, uint64_t gen)
 
 /* emit writes HeapObject for ents[0..n); returns how many were written.
  * Every event has the batch's base time (dt 0). */
+/* A small cache in front of type_of (the types table is larger than the L1
+ * cache; a snapshot meets few types): key + 1 (0: empty), type. */
+#define TCACHE 256
+static struct {
+	uint64_t key, type;
+} tcache[TCACHE];
+
 static uint64_t emit(struct writer *w, uint64_t n)
 {
 	uint64_t done = 0, last_key = UINT64_MAX, last_type = 0;
@@ -271,7 +278,14 @@ static uint64_t emit(struct writer *w, uint64_t n)
 			break;
 		uint64_t key = (uint64_t)e->ref << 32 | e->size;
 		if (key != last_key) { /* neighbours often share a type */
-			last_type = type_of(e->ref, e->size, w->gen);
+			unsigned c = (unsigned)((key * 0x9e3779b97f4a7c15ull) >> 56) & (TCACHE - 1);
+			if (tcache[c].key == key + 1) {
+				last_type = tcache[c].type;
+			} else {
+				last_type = type_of(e->ref, e->size, w->gen);
+				tcache[c].key = key + 1;
+				tcache[c].type = last_type;
+			}
 			last_key = key;
 		}
 		uint8_t *p = w->b.mem + w->b.len, *start = p;
@@ -305,6 +319,7 @@ void gt_gen_snap_take(uint64_t gen, uint64_t ts)
 		return;
 	stamp++;
 	types_count = 0;
+	memset(tcache, 0, sizeof tcache); /* types of the generation before */
 	index_prev(gen - 1);
 	struct writer w = { .gen = gen, .ts = ts };
 	uint64_t objects = 0;
