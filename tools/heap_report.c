@@ -127,9 +127,12 @@ static void site_title(const struct tool_heap *h, uint32_t site, char *buf, size
 		size[0] = '\0';
 	else if (t->min_size == t->max_size)
 		snprintf(size, sizeof size, "%llu B each", (ull)t->min_size);
-	else /* the average of what was allocated (the estimate, when sampled) */
+	else /* the average of what was allocated (the estimate, when sampled),
+	      * or of the objects from before the window */
 		snprintf(size, sizeof size, "%llu-%llu B (%llu B on average)", (ull)t->min_size, (ull)t->max_size,
-			 t->est.alloc_objects > 0 ? count(t->est.alloc_bytes / t->est.alloc_objects) : 0ull);
+			 t->est.alloc_objects > 0 ? count(t->est.alloc_bytes / t->est.alloc_objects)
+			 : t->snap_est_live_objects > 0 ? count(t->snap_est_live_bytes / t->snap_est_live_objects)
+			 : t->snap_objects > 0 ? (ull)(t->snap_bytes / t->snap_objects) : 0ull);
 	if (how)
 		snprintf(buf, len, "%s%s%s", printable(how, FUNC_WIDTH, fn, sizeof fn), size[0] ? ", " : "", size);
 	else
