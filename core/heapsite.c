@@ -2,79 +2,85 @@
 #include "heapsite.h"
 
 #include <errno.h>
-#include <stdatomic.h>
 #include <string.h>
 
 #include "lock.h"
 #include "region.h"
 
-/* The hash table: 2^SLOT_BITS record pointers (NULL: empty), at most half
- * full; the number -> record directory: pages of PAGE records. Both are
- * mapped on first use and never move (a full table numbers no more sites:
- * 0, an unknown site). */
-#define SLOT_BITS 20
-#define SLOTS (1u << SLOT_BITS)
-#define MAX_SITES (SLOTS / 2)
+/* The hash table: record pointers (NULL: empty), open addressing, doubled
+ * when half full, so its memory follows the number of sites; the number ->
+ * record directory: pages of PAGE records, mapped when first needed. Records
+ * never move. Only the thread that takes snapshots (under gt.advance_lock)
+ * uses the table; the lock only orders it against fork. */
+#define FIRST_SLOTS 1024
+#define MAX_SITES (1u << 20)
 #define PAGE 4096
 #define PAGES (MAX_SITES / PAGE)
 
-static _Atomic(struct gt_heapsite *) *slots;
-static _Atomic(struct gt_heapsite **) pages[PAGES];
-static _Atomic uint32_t count;
+static struct gt_heapsite **slots;
+static uint32_t nslots; /* power of two, or 0 */
+static struct gt_heapsite **pages[PAGES];
+static uint32_t count;
 static gt_lock_t lock = GT_LOCK_INIT;
-static struct gt_region mem; /* records, under lock */
+static struct gt_region mem; /* records */
 
 static inline int same(const struct gt_heapsite *s, const uintptr_t *pcs, unsigned n, uint64_t hash)
 {
 	return s->hash == hash && s->n == n && memcmp(s->pcs, pcs, n * sizeof *pcs) == 0;
 }
 
-static uint32_t add(const uintptr_t *pcs, unsigned n, uint64_t hash)
+static inline uint32_t home(uint64_t hash, uint32_t n)
 {
-	uint32_t num = 0;
-	gt_lock(&lock);
-	if (!slots) {
-		void *m = gt_map((size_t)SLOTS * sizeof *slots);
-		if (!m)
-			goto out;
-		atomic_store_explicit(&slots, m, memory_order_release);
+	return (uint32_t)(hash >> 32) & (n - 1);
+}
+
+static int grow(void)
+{
+	uint32_t n = nslots ? nslots * 2 : FIRST_SLOTS;
+	struct gt_heapsite **ns = gt_map((size_t)n * sizeof *ns);
+	if (!ns)
+		return -1;
+	for (uint32_t i = 0; i < nslots; i++) {
+		if (!slots[i])
+			continue;
+		uint32_t j = home(slots[i]->hash, n);
+		while (ns[j])
+			j = (j + 1) & (n - 1);
+		ns[j] = slots[i];
 	}
-	uint32_t i = (uint32_t)(hash >> (64 - SLOT_BITS));
-	for (;; i = (i + 1) & (SLOTS - 1)) {
-		struct gt_heapsite *s = atomic_load_explicit(&slots[i], memory_order_relaxed);
-		if (!s)
-			break;
-		if (same(s, pcs, n, hash)) {
-			num = s->num;
-			goto out;
-		}
-	}
-	uint32_t c = atomic_load_explicit(&count, memory_order_relaxed);
-	if (c + 1 >= MAX_SITES)
-		goto out;
-	uint32_t page = (c + 1) / PAGE;
-	struct gt_heapsite **pg = atomic_load_explicit(&pages[page], memory_order_relaxed);
-	if (!pg) {
-		pg = gt_map(PAGE * sizeof *pg);
-		if (!pg)
-			goto out;
-		atomic_store_explicit(&pages[page], pg, memory_order_release);
-	}
+	if (slots)
+		gt_unmap(slots, (size_t)nslots * sizeof *slots);
+	slots = ns;
+	nslots = n;
+	return 0;
+}
+
+static uint32_t get(const uintptr_t *pcs, unsigned n, uint64_t hash)
+{
+	if ((count + 1) * 2 > nslots && grow() != 0 && !nslots)
+		return 0;
+	uint32_t i = home(hash, nslots);
+	for (; slots[i]; i = (i + 1) & (nslots - 1))
+		if (same(slots[i], pcs, n, hash))
+			return slots[i]->num;
+	if (count + 1 >= MAX_SITES || (count + 1) * 2 > nslots + 2)
+		return 0; /* full (could not grow): an unknown site */
+	uint32_t num = count + 1;
+	struct gt_heapsite **pg = pages[num / PAGE];
+	if (!pg && !(pg = pages[num / PAGE] = gt_map(PAGE * sizeof *pg)))
+		return 0;
 	struct gt_heapsite *s = gt_region_alloc(&mem, sizeof *s + n * sizeof *pcs);
 	if (!s)
-		goto out;
+		return 0;
 	s->hash = hash;
 	s->n = n;
-	s->num = c + 1;
+	s->num = num;
 	s->snap_gen = 0;
 	s->snap_stack = 0;
 	memcpy(s->pcs, pcs, n * sizeof *pcs);
-	pg[(c + 1) % PAGE] = s;
-	atomic_store_explicit(&count, c + 1, memory_order_release);
-	atomic_store_explicit(&slots[i], s, memory_order_release);
-	num = s->num;
-out:
-	gt_unlock(&lock);
+	pg[num % PAGE] = s;
+	slots[i] = s;
+	count = num;
 	return num;
 }
 
@@ -82,33 +88,25 @@ uint32_t gt_heapsite_get(const uintptr_t *pcs, unsigned n, uint64_t hash)
 {
 	if (n == 0)
 		return 0;
-	_Atomic(struct gt_heapsite *) *sl = atomic_load_explicit(&slots, memory_order_acquire);
-	if (sl) {
-		for (uint32_t i = (uint32_t)(hash >> (64 - SLOT_BITS));; i = (i + 1) & (SLOTS - 1)) {
-			struct gt_heapsite *s = atomic_load_explicit(&sl[i], memory_order_acquire);
-			if (!s)
-				break;
-			if (same(s, pcs, n, hash))
-				return s->num;
-		}
-	}
 	int saved = errno;
-	uint32_t num = add(pcs, n, hash);
+	gt_lock(&lock);
+	uint32_t num = get(pcs, n, hash);
+	gt_unlock(&lock);
 	errno = saved;
 	return num;
 }
 
 struct gt_heapsite *gt_heapsite_at(uint32_t num)
 {
-	if (num == 0 || num >= MAX_SITES || num > atomic_load_explicit(&count, memory_order_acquire))
+	if (num == 0 || num > count)
 		return NULL;
-	struct gt_heapsite **pg = atomic_load_explicit(&pages[num / PAGE], memory_order_acquire);
+	struct gt_heapsite **pg = pages[num / PAGE];
 	return pg ? pg[num % PAGE] : NULL;
 }
 
 uint32_t gt_heapsite_count(void)
 {
-	return atomic_load_explicit(&count, memory_order_relaxed);
+	return count;
 }
 
 void gt_heapsite_after_fork(void)

@@ -13,11 +13,11 @@
  * emptied — turns it into a site number of this table, which keeps the
  * frames for the life of the process. Only the flusher adds sites.
  *
- * Site numbers are dense (1, 2, ...; 0 = unknown) and never reused. Lookup
- * is lock-free (open addressing over record pointers, published with a
- * release store); a new site is added under a lock, once per process.
- * Records live in mmap'd memory and never move. The flusher caches in each
- * record the stack id it has in the generation being snapshotted. */
+ * Site numbers are dense (1, 2, ...; 0 = unknown) and never reused. Only
+ * the thread taking snapshots (under gt.advance_lock) looks sites up and
+ * adds them: open addressing over record pointers, grown as sites come.
+ * Records live in mmap'd memory and never move. The snapshot caches in
+ * each record the stack id it has in the generation being snapshotted. */
 #ifndef GT_HEAPSITE_H
 #define GT_HEAPSITE_H
 
@@ -47,7 +47,8 @@ struct gt_heapsite {
 };
 
 /* gt_heapsite_get returns the number of pcs[0..n) (hash: gt_hash_words of
- * them), adding it when new; 0 when out of memory or n == 0. Preserves
+ * them), adding it when new; 0 when out of memory, the table is full or
+ * n == 0. pre: gt.advance_lock held (or a test's only thread). Preserves
  * errno. */
 uint32_t gt_heapsite_get(const uintptr_t *pcs, unsigned n, uint64_t hash);
 
