@@ -343,7 +343,7 @@ void gt_gen_snap_take(uint64_t gen, uint64_t ts)
 	int n = snprintf(s, sizeof s, "gotrace.snapshot heap_objects=%llu ns=%llu cpu_ns=%llu bytes=%llu",
 			 (unsigned long long)objects, (unsigned long long)last.ns, (unsigned long long)last.cpu_ns,
 			 (unsigned long long)bytes);
-	if (n > 0 && (size_t)n < sizeof s)
+	if (objects && n > 0 && (size_t)n < sizeof s)
 		gt_strtab_put(&gt.strings[gen & 1], s, (size_t)n);
 }
 
@@ -358,6 +358,10 @@ void gt_gen_snap_write(struct gt_gen_out *o, uint64_t gen)
 void gt_gen_snap_done(void)
 {
 	pending_gen = 0;
+	/* Blocks are kept for the next snapshot, but not many more than the
+	 * last one needed (a heap that shrank gives its memory back). */
+	while (nblocks > 2 * used + 16)
+		gt_unmap(blocks[--nblocks], BLOCK);
 	used = 0;
 }
 

@@ -43,7 +43,7 @@ void gt_gen_snap_done(void);
 
 /* The figures of the last snapshot taken, also in the generation's
  * strings as "gotrace.snapshot heap_objects=N ns=T cpu_ns=C bytes=B"
- * (make bench reads them): objects restated, the wall and the CPU time it
+ * (make bench reads them) when it restated any: objects restated, the wall and the CPU time it
  * took the thread that took it, the bytes of its batches. */
 struct gt_gen_snap_stats {
 	uint64_t gen, objects, ns, cpu_ns, bytes;
