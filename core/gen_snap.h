@@ -41,10 +41,11 @@ void gt_gen_snap_take(uint64_t gen, uint64_t ts);
 void gt_gen_snap_write(struct gt_gen_out *o, uint64_t gen);
 void gt_gen_snap_done(void);
 
-/* The figures of the last snapshot taken, also in the generation's
- * strings as "gotrace.snapshot heap_objects=N ns=T cpu_ns=C bytes=B"
- * (make bench reads them) when it restated any: objects restated, the wall and the CPU time it
- * took the thread that took it, the bytes of its batches. */
+/* The figures of the last snapshot taken: objects restated, the wall and
+ * the CPU time it took the thread that took it, the bytes of its batches;
+ * also in the generation's strings, when it restated any, as
+ * "gotrace.snapshot heap_objects=N ns=T cpu_ns=C bytes=B" (make bench
+ * reads them). */
 struct gt_gen_snap_stats {
 	uint64_t gen, objects, ns, cpu_ns, bytes;
 };
