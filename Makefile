@@ -8,12 +8,21 @@
 #   make bench      overhead benchmarks against peer tools (not part of test;
 #                   BENCH_ONLY=mutex,sysbench make bench runs a few sections)
 #   make demo       trace the bundled contended example and say what to open
+#   make install    gotrace, the preload library, gotrace.h, gotrace.pc, the man
+#                   page and bash completion under $(DESTDIR)$(PREFIX)
+#   make deb        build/gotrace_<version>_<arch>.deb (debhelper), checked by lintian
 
 CC      ?= cc
 CXX     ?= c++
 CFLAGS  ?= -O2 -g
 PYTHON  ?= python3
 PREFIX  ?= /usr/local
+# The version, from its one place: the file VERSION (the tool, the man page,
+# gotrace.pc and the Debian package take it from here).
+VERSION := $(shell cat VERSION)
+# Debian's multiarch library directory (x86_64-linux-gnu); plain lib elsewhere.
+MULTIARCH := $(shell $(CC) -print-multiarch 2>/dev/null)
+LIBDIR  ?= $(PREFIX)/lib$(if $(MULTIARCH),/$(MULTIARCH))
 
 WARN    := -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers
 BASE    := -std=gnu11 -D_GNU_SOURCE -I. $(WARN)
@@ -48,10 +57,10 @@ UNIT_OBJ  := $(patsubst %.c,build/obj/unit/%.o,$(UNIT_SRC) $(ENCODER_SRC) $(ENGI
 all: build/libgotrace.so build/gotrace
 
 build/libgotrace.so: $(LIB_OBJ)
-	$(CC) -shared -o $@ $^ -Wl,-z,nodelete -Wl,--no-undefined $(LIBS)
+	$(CC) $(LDFLAGS) -shared -o $@ $^ -Wl,-z,nodelete -Wl,--no-undefined $(LIBS)
 
 build/gotrace: $(TOOL_OBJ)
-	$(CC) -o $@ $^ -ldw -lelf -lz -lm
+	$(CC) $(LDFLAGS) -o $@ $^ -ldw -lelf -lz -lm
 
 build/obj/lib/%.o: %.c $(wildcard */*.h)
 	@mkdir -p $(dir $@)
@@ -63,9 +72,17 @@ build/obj/lib/interpose/%.o: interpose/%.c $(wildcard */*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LIBFLAGS) -fno-ipa-icf -c -o $@ $<
 
+# The tools take the builder's CPPFLAGS (a package's _FORTIFY_SOURCE); the
+# library does not: it exports libc's fortified stdio entry points itself
+# (interpose/stdio.c), and its own calls must reach libc's plain ones.
 build/obj/tool/%.o: %.c $(wildcard */*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(BASE) -c -o $@ $<
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(BASE) -c -o $@ $<
+
+# The version reaches the tool through this object only (a new VERSION
+# rebuilds it).
+build/obj/tool/tools/version.o: VERSION
+build/obj/tool/tools/version.o: BASE += -DGOTRACE_VERSION='"$(VERSION)"' -DGOTRACE_MULTIARCH='"$(MULTIARCH)"' 
 
 build/obj/unit/%.o: %.c $(wildcard */*.h)
 	@mkdir -p $(dir $@)
@@ -79,13 +96,15 @@ build/obj/unit/core/%.o: core/%.c $(wildcard */*.h)
 
 # test_heap_sources.c includes the heap tool's modules (tools/ is not linked
 # into the unit tests).
-build/obj/unit/test/unit/test_heap_sources.o: $(wildcard tools/heap_*.c tools/heap_*.h tools/gen_tables.c tools/gen_tables.h tools/replay.c tools/replay.h tools/pprof.c tools/pprof.h tools/gzip.c tools/gzip.h tools/site_pprof.c tools/site_pprof.h)
+build/obj/unit/test/unit/test_heap_sources.o: $(wildcard tools/heap_*.c tools/heap_*.h tools/gen_tables.c tools/gen_tables.h tools/replay.c tools/replay.h tools/progress.c tools/progress.h tools/pprof.c tools/pprof.h tools/gzip.c tools/gzip.h tools/site_pprof.c tools/site_pprof.h)
 
 build/obj/unit/test/unit/test_stat_sources.o: $(wildcard tools/stat_*.c tools/stat_*.h tools/gen_tables.h tools/replay.h tools/ident.h tools/rank_list.c tools/rank_list.h)
 
 build/obj/unit/test/unit/test_mutex_sources.o: $(wildcard tools/mutex_*.c tools/mutex_*.h tools/stat_acct.h tools/stat_site.h tools/rank_list.h tools/site_pprof.h)
 
 build/obj/unit/test/unit/test_cpu_sources.o: $(wildcard tools/cpu_*.c tools/cpu_*.h tools/stat_acct.h tools/stat_site.h tools/mutex_report.h tools/rank_list.h tools/site_pprof.h)
+
+build/obj/unit/test/unit/test_map_sources.o: $(wildcard tools/map_*.c tools/map_*.h tools/heap_acct.h tools/replay.h tools/rank_list.h tools/site_pprof.h tools/stat_site.h)
 
 build/obj/unit/test/unit/test_run_sources.o: $(wildcard tools/ident.* tools/outname.* tools/probe.* tools/run_report.* tools/units.*)
 
@@ -143,12 +162,35 @@ demo: deps
 	$(MAKE) all
 	bash scripts/demo.sh
 
+# install: everything a user and a build system need. `gotrace run` finds the
+# library relative to its own path (tools/locate.c), so a tree installed under
+# DESTDIR works where it lies, and after the source tree is gone.
 install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/gotrace
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(LIBDIR)/gotrace $(DESTDIR)$(LIBDIR)/pkgconfig \
+		$(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/share/man/man1 \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions
 	install -m 755 build/gotrace $(DESTDIR)$(PREFIX)/bin/gotrace
-	install -m 755 build/libgotrace.so $(DESTDIR)$(PREFIX)/lib/gotrace/libgotrace.so
-	install -d $(DESTDIR)$(PREFIX)/share/man/man1
-	install -m 644 docs/gotrace.1 $(DESTDIR)$(PREFIX)/share/man/man1/gotrace.1
+	install -m 644 build/libgotrace.so $(DESTDIR)$(LIBDIR)/gotrace/libgotrace.so
+	install -m 644 include/gotrace.h $(DESTDIR)$(PREFIX)/include/gotrace.h
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@VERSION@|$(VERSION)|' \
+		packaging/gotrace.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/gotrace.pc
+	chmod 644 $(DESTDIR)$(LIBDIR)/pkgconfig/gotrace.pc
+	sed -e 's|^\(\.TH GOTRACE 1 "[^"]*"\) "gotrace [^"]*"|\1 "gotrace $(VERSION)"|' \
+		docs/gotrace.1 > $(DESTDIR)$(PREFIX)/share/man/man1/gotrace.1
+	chmod 644 $(DESTDIR)$(PREFIX)/share/man/man1/gotrace.1
+	install -m 644 packaging/gotrace.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/gotrace
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/gotrace $(DESTDIR)$(LIBDIR)/gotrace/libgotrace.so \
+		$(DESTDIR)$(PREFIX)/include/gotrace.h $(DESTDIR)$(LIBDIR)/pkgconfig/gotrace.pc \
+		$(DESTDIR)$(PREFIX)/share/man/man1/gotrace.1 \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/gotrace
+	-rmdir $(DESTDIR)$(LIBDIR)/gotrace
+
+# deb: a binary package built by debhelper from a copy of the sources
+# (packaging/debian; the changelog is written from VERSION), then lintian.
+deb:
+	bash scripts/make-deb.sh $(VERSION)
 
 # Fuzz the trace reader and the heap accounting (clang + libFuzzer); the
 # corpus in test/fuzz/corpus is replayed by the unit tests.
@@ -158,4 +200,4 @@ fuzz:
 clean:
 	rm -rf build
 
-.PHONY: all deps bench-deps unit unit-coverage unit-coverage-run integration test bench demo install fuzz clean
+.PHONY: all deps bench-deps unit unit-coverage unit-coverage-run integration test bench demo install uninstall deb fuzz clean

@@ -18,7 +18,10 @@
  *     table writes itself (core/gen_*.h) into the generation's bytes
  *     (core/gen_out.h), which go to the output (core/sink.h) or the flight
  *     recorder's ring (core/flight.h) in one piece;
- *  5. reset the old generation's tables and recycle its chunks.
+ *  5. take the new generation's live-heap snapshot (core/gen_snap.h),
+ *     written with it (after its heap tables) when it ends — before the
+ *     old generation's stack table is emptied (its stacks become sites);
+ *  6. reset the old generation's tables and recycle its chunks.
  * Serialized by gt.advance_lock; the tables of the old generation are the
  * switch's alone from step 2 on. */
 #include "advance.h"
@@ -36,6 +39,7 @@
 #include "gen_heap.h"
 #include "gen_spans.h"
 #include "gen_out.h"
+#include "gen_snap.h"
 #include "gen_stacks.h"
 #include "gen_status.h"
 #include "gen_strings.h"
@@ -168,7 +172,8 @@ static void advance(int final)
 	gt_gen_stacks_write(&o, old, ts, final); /* before the strings: symbolizing adds some */
 	gt_gen_strings_write(&o, old, ts);
 	gt_gen_heap_write(&o, old, ts);
-	gt_gen_spans_write(&o, old); /* the snapshot taken at its start */
+	gt_gen_spans_write(&o, old); /* its mapped-memory snapshot, taken when it began */
+	gt_gen_snap_write(&o, old); /* its live-heap snapshot, taken when it began */
 	for (int i = 0; i < samples.n; i++)
 		gt_gen_out_add(&o, samples.iov[i].iov_base, samples.iov[i].iov_len);
 	gt_gen_chunks_write(&chunks, &o);
@@ -180,8 +185,11 @@ static void advance(int final)
 	if (gt.format >= 26)
 		gt_gen_out_add(&o, (void *)&eog, 1);
 	write_out(&o, old, ts, final);
+	gt_gen_snap_done();
+	if (!final) /* 5. the live heap at the new generation's start (core/gen_snap.h) */
+		gt_gen_snap_take(old + 1, atomic_load_explicit(&gt.gen_start[(old + 1) & 1], memory_order_relaxed));
 
-	/* 5. The old generation's tables and chunks, for the one after next. */
+	/* 6. The old generation's tables and chunks, for the one after next. */
 	gt_stacktab_reset(&gt.stacks[old & 1]);
 	gt_typetab_reset(&gt.types[old & 1]);
 	gt_strtab_reset(&gt.strings[old & 1]);
@@ -189,8 +197,8 @@ static void advance(int final)
 	gt_gen_free_all();
 	gt_gen_spans_done(old);
 	gen_start_ts = ts;
-	if (!final)
-		gt_gen_spans_take(old + 1, ts); /* the new generation's snapshot */
+	if (!final) /* the mapped memory at the new generation's start (core/gen_spans.h) */
+		gt_gen_spans_take(old + 1, atomic_load_explicit(&gt.gen_start[(old + 1) & 1], memory_order_relaxed));
 	if (final) {
 		gt.finished = 1;
 		gt_pressure_report();

@@ -16,6 +16,7 @@
 
 #include "chunk.h"
 #include "clock.h"
+#include "gen_snap.h"
 #include "ownheap.h"
 #include "spans.h"
 #include "spansite.h"
@@ -72,6 +73,7 @@ static void child(void)
 	 * released; the forking thread's own side state is dropped too. */
 	for (int i = 0; i < 2; i++)
 		gt_typetab_forget(&gt.types[i]);
+	gt_gen_snap_after_fork();
 	gt_chunk_pool_reset_lock();
 	gt_thread_side_pool_after_fork();
 	gt_lock_reset(&gt.proc_lock);

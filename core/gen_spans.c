@@ -338,7 +338,6 @@ void gt_gen_spans_take(uint64_t gen, uint64_t ts)
 		return;
 	int saved = errno;
 	struct ranges r = { 0 };
-	uint64_t t0 = gt_now();
 	if (read_map(&r) != 0)
 		goto out;
 	/* The brk heap's start, for the spans of sbrk/brk (core/spans.h). */
@@ -363,7 +362,7 @@ void gt_gen_spans_take(uint64_t gen, uint64_t ts)
 						t->bounds.hi };
 	gt_unlock(&gt.reg_lock);
 
-	struct writer w = { .p = p, .gen = gen, .ts = t0 > ts ? t0 : ts };
+	struct writer w = { .p = p, .gen = gen, .ts = ts };
 	struct merge m = { .w = &w, .r = &r };
 	gt_spans_lock();
 	gt_spans_each(merge_span, &m);

@@ -22,7 +22,12 @@
 
 #include "gen_out.h"
 
-/* gt_gen_spans_take takes generation gen's snapshot (at ts or later). */
+/* gt_gen_spans_take takes generation gen's snapshot, stamped ts: the
+ * generation's start (gt.gen_start), as the live-heap snapshot's batches
+ * (core/gen_snap.h), so a reader merging by time meets it before any event
+ * of the generation. A mapping made or unmapped between that start and the
+ * read may be in it and have its SpanAlloc after it, or be missing from it
+ * and have its SpanFree after it. */
 void gt_gen_spans_take(uint64_t gen, uint64_t ts);
 
 /* gt_gen_spans_write adds gen's snapshot batches to o; gt_gen_spans_done

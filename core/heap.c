@@ -14,8 +14,10 @@
 #include "clock.h"
 #include "hash.h"
 #include "heapid.h"
+#include "heaplive.h"
 #include "heaplocal.h"
 #include "heapset.h"
+#include "heapsite.h"
 #include "log.h"
 #include "section.h"
 #include "region.h"
@@ -244,11 +246,17 @@ static inline int announced(struct gt_thread *t)
 	return ok;
 }
 
+/* Which live table an allocation goes into before its event is written
+ * (so that every object whose HeapObjectAlloc is in a generation is in the
+ * table when the next generation's snapshot copies it: core/gen_snap.h). */
+enum { LIVE_NONE, LIVE_ALL, LIVE_SAMPLED };
+
 /* write_alloc writes HeapObjectAlloc for p (size requested bytes, its type
- * at the wrapper's site). 0, or -1 when nothing was written. Preserves
- * errno (every part that may make a system call saves it itself). */
+ * at the wrapper's site), after putting it in the live table `live`. 0,
+ * or -1 when nothing was written (nor put in the table). Preserves errno
+ * (every part that may make a system call saves it itself). */
 static inline __attribute__((always_inline)) int write_alloc(struct gt_thread *t, void *p, size_t size,
-							      uintptr_t site, uintptr_t ra, uintptr_t cfa)
+							      uintptr_t site, uintptr_t ra, uintptr_t cfa, int live)
 {
 	if (!announced(t))
 		return -1;
@@ -260,6 +268,12 @@ static inline __attribute__((always_inline)) int write_alloc(struct gt_thread *t
 		return -1;
 	uint64_t stk = gt_stack_take_id(t, s.gen, &stack);
 	uint64_t ty = type_id(t, s.gen, size, stk, &stack);
+	if (live == LIVE_ALL) {
+		gt_heaplive_insert(p, size, gt_heapref_stack(s.gen, stk), 0);
+	} else if (live == LIVE_SAMPLED && gt_heapset_insert_site(p, size, gt_heapref_stack(s.gen, stk), 0) != 0) {
+		section_close(&s);
+		return -1;
+	}
 	ev2(s.b, GT_EV_HEAP_OBJECT_ALLOC, ts, gt_heap_id(t->side, (uintptr_t)p), ty);
 	metric(&s, ts);
 	section_close(&s);
@@ -292,15 +306,10 @@ static inline int recording(void)
 static __attribute__((noinline)) void sample_take(struct gt_thread *t, void *p, size_t size, uintptr_t site,
 						  uintptr_t ra, uintptr_t cfa)
 {
-	if (gt_heapset_insert(p, size, 0) != 0)
-		return;
 	uint64_t w = gt_sample_weight(size, sample_mean);
 	account(t, (int64_t)w);
-	if (write_alloc(t, p, size, site, ra, cfa) != 0) {
-		uint64_t was;
-		gt_heapset_remove(p, &was, 0);
+	if (write_alloc(t, p, size, site, ra, cfa, LIVE_SAMPLED) != 0)
 		account(t, -(int64_t)w);
-	}
 }
 
 /* countdown_other: gt_heap_countdown in every mode but GT_HEAP_ALL. */
@@ -348,7 +357,7 @@ static inline __attribute__((always_inline)) void countdown(struct gt_thread *t,
 		t->heap_left = (uint64_t)-1; /* the next one too, even of 0 bytes */
 		if (__builtin_expect(p && recording(), 1)) {
 			account(t, (int64_t)gt_malloc_usable(p));
-			write_alloc(t, p, size, site, ra, cfa);
+			write_alloc(t, p, size, site, ra, cfa, LIVE_ALL);
 		}
 		return;
 	}
@@ -373,6 +382,7 @@ void gt_heap_free_all(struct gt_thread *t, void *p)
 {
 	if (__builtin_expect(!recording(), 0))
 		return;
+	gt_heaplive_remove(p, 0);
 	int64_t before = account(t, -(int64_t)gt_malloc_usable(p));
 	write_free(t, p, before);
 }
@@ -381,6 +391,7 @@ void gt_heap_freeing(struct gt_thread *t, void *p, int nested)
 {
 	int saved = errno;
 	if (gt_heap_mode == GT_HEAP_ALL) {
+		gt_heaplive_remove(p, nested); /* even when nested: the snapshot must not restate it */
 		if (!nested && recording()) {
 			int64_t before = account(t, -(int64_t)gt_malloc_usable(p));
 			write_free(t, p, before);
@@ -400,6 +411,7 @@ uint64_t gt_heap_realloc_freeing(struct gt_thread *t, void *p, int nested)
 	int saved = errno;
 	uint64_t token = 0;
 	if (gt_heap_mode == GT_HEAP_ALL) {
+		gt_heaplive_remove(p, nested);
 		if (!nested && recording()) {
 			size_t was = gt_malloc_usable(p);
 			int64_t before = account(t, -(int64_t)was);
@@ -426,7 +438,7 @@ void gt_heap_realloc_failed(struct gt_thread *t, void *p, uint64_t token, uintpt
 	int saved = errno;
 	if (gt_heap_mode == GT_HEAP_ALL) {
 		account(t, (int64_t)(token - 1));
-		write_alloc(t, p, token - 1, site, ra, cfa);
+		write_alloc(t, p, token - 1, site, ra, cfa, LIVE_ALL);
 	} else {
 		sample_take(t, p, token - 1, site, ra, cfa);
 	}
@@ -436,10 +448,14 @@ void gt_heap_realloc_failed(struct gt_thread *t, void *p, uint64_t token, uintpt
 static void fork_prepare(void)
 {
 	gt_heapset_prepare();
+	if (gt_heap_mode == GT_HEAP_ALL)
+		gt_heaplive_prepare();
 }
 
 static void fork_parent(void)
 {
+	if (gt_heap_mode == GT_HEAP_ALL)
+		gt_heaplive_parent();
 	gt_heapset_parent();
 }
 
@@ -447,6 +463,9 @@ static void fork_parent(void)
 static void fork_child(void)
 {
 	gt_heapset_child();
+	if (gt_heap_mode == GT_HEAP_ALL)
+		gt_heaplive_child();
+	gt_heapsite_after_fork();
 	gt_heapid_after_fork();
 	atomic_store_explicit(&live_bytes, 0, memory_order_relaxed);
 	atomic_store_explicit(&metric_ts, 0, memory_order_relaxed);

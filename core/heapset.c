@@ -13,6 +13,7 @@ _Atomic uint64_t gt_heapset_bits[(1u << GT_HEAPSET_FILTER_BITS) / 64];
 struct slot {
 	uintptr_t key; /* 0: empty */
 	uint64_t val;  /* requested size | epoch << SIZE_BITS */
+	uint64_t ref;  /* its site, a gt_heapref (core/heapsite.h); 0: unknown */
 };
 
 #define SIZE_BITS 48
@@ -115,6 +116,11 @@ static int grow(void)
 
 int gt_heapset_insert(const void *p, uint64_t size, int nested)
 {
+	return gt_heapset_insert_site(p, size, 0, nested);
+}
+
+int gt_heapset_insert_site(const void *p, uint64_t size, uint32_t ref, int nested)
+{
 	uintptr_t key = (uintptr_t)p;
 	if (!key || !take(nested))
 		return -1;
@@ -129,12 +135,14 @@ int gt_heapset_insert(const void *p, uint64_t size, int nested)
 	while (slots[i].key) {
 		if (slots[i].key == key) { /* stale: its free was not seen */
 			slots[i].val = val;
+			slots[i].ref = ref;
 			goto out;
 		}
 		i = (i + 1) & mask;
 	}
 	slots[i].key = key;
 	slots[i].val = val;
+	slots[i].ref = ref;
 	count++;
 	filter_add(p, 1);
 out:
@@ -170,6 +178,7 @@ int gt_heapset_remove(const void *p, uint64_t *size, int nested)
 	}
 	slots[i].key = 0;
 	slots[i].val = 0;
+	slots[i].ref = 0;
 	count--;
 	filter_add(p, -1);
 	if (val >> SIZE_BITS == epoch) {
@@ -179,6 +188,31 @@ int gt_heapset_remove(const void *p, uint64_t *size, int nested)
 out:
 	gt_unlock(&lock);
 	return found;
+}
+
+uint64_t gt_heapset_copy(struct gt_heaplive_entry *out, uint64_t max, gt_heapref_fix fix, void *ctx)
+{
+	gt_lock(&lock);
+	uint64_t n = 0;
+	for (uint64_t i = 0; mask && i <= mask; i++)
+		if (slots[i].key && slots[i].val >> SIZE_BITS == epoch)
+			n++;
+	if (n > max)
+		goto out;
+	n = 0;
+	for (uint64_t i = 0; mask && i <= mask; i++) {
+		struct slot *e = &slots[i];
+		if (!e->key || e->val >> SIZE_BITS != epoch)
+			continue;
+		if (e->ref && !(e->ref & GT_HEAPREF_SITE))
+			e->ref = fix(ctx, (uint32_t)e->ref);
+		uint64_t size = e->val & SIZE_MAX_STORED;
+		out[n++] = (struct gt_heaplive_entry){ e->key, size > UINT32_MAX ? UINT32_MAX : (uint32_t)size,
+						       (uint32_t)e->ref };
+	}
+out:
+	gt_unlock(&lock);
+	return n;
 }
 
 uint64_t gt_heapset_count(void)

@@ -12,7 +12,8 @@
  * sharing its counter: with n live sampled objects, about n / 65536 of the
  * frees) looks the address up in the table, under a lock.
  *
- * The table maps address -> (requested size, trace epoch): open addressing
+ * The table maps address -> (requested size, trace epoch, allocation site:
+ * core/heapsite.h, for the live-heap snapshot of core/gen_snap.h): open addressing
  * with linear probing, deletion by shifting back (no tombstones), doubled
  * when half full. Changes (a sampled allocation, a sampled free) happen
  * once per ~M bytes allocated, so one lock is enough; the filter's
@@ -35,6 +36,7 @@
 #include <stdint.h>
 
 #include "bitsum.h"
+#include "heaplive.h"
 
 #define GT_HEAPSET_FILTER_BITS 16
 
@@ -67,6 +69,16 @@ void gt_heapset_fill(void);
  * nested): p is then not in the set and must not be recorded. Preserves
  * errno. */
 int gt_heapset_insert(const void *p, uint64_t size, int nested);
+
+/* gt_heapset_insert_site: gt_heapset_insert, keeping the object's
+ * allocation site (a gt_heapref, core/heapsite.h) for the live-heap
+ * snapshot. */
+int gt_heapset_insert_site(const void *p, uint64_t size, uint32_t ref, int nested);
+
+/* gt_heapset_copy: gt_heaplive_copy for the live sampled objects of this
+ * process's trace, under the set's lock (sampled objects are few: a
+ * snapshot holds it for microseconds). */
+uint64_t gt_heapset_copy(struct gt_heaplive_entry *out, uint64_t max, gt_heapref_fix fix, void *ctx);
 
 /* gt_heapset_remove removes p if present. Returns 1 and its size when it
  * was an object of this process's trace, 0 otherwise (absent, or the

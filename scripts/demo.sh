@@ -45,12 +45,18 @@ head -n 20 "$OUT/sync.top"
 
 cat <<EOF
 
-== done. Open the trace (timelines, goroutine analysis, profiles):
+== done. Open the trace (timelines, goroutine analysis, profiles) with the newest
+   Go on this machine (gotrace view finds it and prints the address to open):
 
-    $GO tool trace $TRACE
+    build/gotrace view $TRACE
 
-   Or the sync blocking profile as a flame graph:
+   Or the sync blocking profile in pprof's web UI (flame graph, source):
 
-    $GO tool pprof -http=: $PROFILE
+    build/gotrace view -pprof=sync $TRACE
+
+   The same with Go by hand:
+
+    GOTOOLCHAIN=local $GO tool trace $TRACE
+    GOTOOLCHAIN=local $GO tool pprof -http=: $PROFILE
 
 EOF

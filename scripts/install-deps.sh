@@ -28,7 +28,8 @@ PKGS=(build-essential pkg-config libelf-dev libdw-dev libcriterion-dev
       chromium fonts-liberation       # the viewer test (headless)
       stress-ng                       # torture tests (test_torture.py)
       dwz                             # dwz debug files (test_symbols_fds.py)
-      git zstd xz-utils p7zip-full nodejs redis-server)  # real programs (test_real_programs.py)
+      git zstd xz-utils p7zip-full nodejs redis-server   # real programs (test_real_programs.py)
+      debhelper lintian dpkg-dev man-db bash-completion) # make deb and its test (test_package.py)
 
 if have_all "${PKGS[@]}"; then
   echo "install-deps: everything is already installed"

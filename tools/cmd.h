@@ -10,10 +10,6 @@
 
 #include <stdio.h>
 
-#ifndef GOTRACE_VERSION
-#define GOTRACE_VERSION "0.1.0"
-#endif
-
 /* Exit statuses of the tool itself (a traced program's status passes through). */
 #define TOOL_EXIT_USAGE 2      /* bad flag or value, unknown command, untraceable program */
 #define TOOL_EXIT_NOTRACE 2    /* stat, heap: the file holds no complete generation */
@@ -41,6 +37,7 @@ extern const struct tool_command tool_cmd_heap;
 extern const struct tool_command tool_cmd_stat;
 extern const struct tool_command tool_cmd_mutex;
 extern const struct tool_command tool_cmd_cpu;
+extern const struct tool_command tool_cmd_view;
 extern const struct tool_command tool_cmd_help;
 
 /* The table `gotrace help` lists and gotrace.c dispatches through

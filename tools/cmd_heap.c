@@ -10,10 +10,11 @@
 
 #include "tools/cmd.h"
 #include "tools/heap_report.h"
+#include "tools/map_report.h"
 #include "tools/profile_cmd.h"
 #include "tools/replay_cmd.h"
 
-#define USAGE "gotrace heap [-pprof OUT.pb.gz] [-top N] TRACE"
+#define USAGE "gotrace heap [-pprof OUT.pb.gz] [-mapped-pprof OUT.pb.gz] [-top N] TRACE"
 #define DEFAULT_TOP 10
 
 static void heap_help(FILE *out)
@@ -22,13 +23,18 @@ static void heap_help(FILE *out)
 		     "realloc, posix_memalign, ..., free, C++ new and delete) and prints\n"
 		     "totals, the peak of live bytes and when it happened, the objects still live\n"
 		     "at the end by allocation site (leaks), and the top sites by bytes and by\n"
-		     "number of allocations. TRACE may be - for standard input.\n\n"
+		     "number of allocations. A trace with span events (mmap, mremap, brk, thread\n"
+		     "stacks) also gets its mapped memory: bytes by class at the start, peak and\n"
+		     "end, and the top mapping sites. TRACE may be - for standard input.\n\n"
 		     "options:\n"
 		     "  %-20s write a gzipped pprof heap profile: alloc_objects, alloc_space,\n"
 		     "  %-20s inuse_objects, inuse_space (default), one sample per site\n"
+		     "  %-20s write a gzipped pprof profile of mapped memory: mapped_spans,\n"
+		     "  %-20s mapped_space, inuse_spans, inuse_space (default), one sample\n"
+		     "  %-20s per mapping site and class (labels class, mapper)\n"
 		     "  %-20s sites per list, default %d; 0 = all\n"
 		     "  %-20s show this help\n",
-		     "-pprof FILE", "", "-top N", DEFAULT_TOP, "-h, -help");
+		     "-pprof FILE", "", "-mapped-pprof FILE", "", "", "-top N", DEFAULT_TOP, "-h, -help");
 	fprintf(out, "\nSampled traces (GOTRACE_MALLOC=sample, the default, or a mean such as 64KB)\n"
 		     "record about one allocation per mean bytes allocated: an allocation of s bytes\n"
 		     "with probability p(s) = 1-exp(-s/mean). Each recorded one then counts 1/p(s)\n"
@@ -50,30 +56,36 @@ static void heap_help(FILE *out)
 		     "  gotrace heap app.trace\n"
 		     "  gotrace heap -top 3 -pprof heap.pb.gz app.trace\n"
 		     "  go tool pprof -top -sample_index=inuse_space heap.pb.gz\n"
-		     "  go tool pprof -http=: -sample_index=alloc_space heap.pb.gz\n");
+		     "  go tool pprof -http=: -sample_index=alloc_space heap.pb.gz\n"
+		     "  gotrace heap -mapped-pprof mapped.pb.gz app.trace\n"
+		     "  go tool pprof -top -tagfocus='class=thread stack' mapped.pb.gz\n");
 }
 
 
 static int heap_main(int argc, char **argv)
 {
-	static const struct tool_replay_cmd args = { "heap", USAGE, &tool_cmd_heap, "sites", true, "pprof", true };
-	const char *pprof = NULL;
+	static const struct tool_replay_cmd args = { "heap", USAGE, &tool_cmd_heap, "sites", true, "pprof", true,
+						     "mapped-pprof" };
+	const char *pprof = NULL, *mapped_pprof = NULL;
 	unsigned top = DEFAULT_TOP;
 	const char *path = NULL;
 	int status;
-	FILE *f = tool_replay_args(&args, argc, argv, &top, &pprof, NULL, &path, &status);
+	FILE *f = tool_replay_args2(&args, argc, argv, &top, &pprof, NULL, &mapped_pprof, &path, &status);
 	if (!f)
 		return status;
 	struct tool_heap *h = malloc(sizeof *h);
-	if (!h || tool_heap_init(h)) {
+	struct tool_map *m = malloc(sizeof *m);
+	if (!h || !m || tool_heap_init(h) || tool_map_init(m)) {
 		fprintf(stderr, "gotrace heap: out of memory\n");
 		if (h)
 			tool_heap_release(h);
 		free(h);
+		free(m);
 		if (f != stdin)
 			fclose(f);
 		return 1;
 	}
+	tool_map_attach(m, h); /* fed every batch by the heap (map_acct.h) */
 	bool empty = tool_replay_empty(f);
 	int failed = !empty && tool_heap_read(h, f) != 0;
 	if (f != stdin)
@@ -83,6 +95,8 @@ static int heap_main(int argc, char **argv)
 	if (empty || h->gens == 0) {
 		/* Nothing to report: one line, no empty report. */
 		int rc = tool_replay_no_generation("heap", name, empty, h->version, failed ? h->err : NULL);
+		tool_map_release(m);
+		free(m);
 		tool_heap_release(h);
 		free(h);
 		return rc;
@@ -93,6 +107,7 @@ static int heap_main(int argc, char **argv)
 		       " its complete generations only, and objects live at that point count as live)\n\n",
 		       (unsigned long long)h->last_gen);
 	tool_heap_report(stdout, h, name, top);
+	tool_map_report(stdout, m, h, top);
 	fflush(stdout);
 	if (pprof) {
 		struct tool_pprof p;
@@ -100,10 +115,18 @@ static int heap_main(int argc, char **argv)
 		if (tool_profile_save("heap", pprof, &p, built))
 			rc = 1;
 	}
+	if (mapped_pprof) {
+		struct tool_pprof p;
+		int built = tool_map_pprof(m, h, name, &p);
+		if (tool_profile_save("heap", mapped_pprof, &p, built))
+			rc = 1;
+	}
 	if (failed) {
 		fprintf(stderr, "gotrace heap: %s: %s\n", name, h->err);
 		rc = 1;
 	}
+	tool_map_release(m);
+	free(m);
 	tool_heap_release(h);
 	free(h);
 	return rc;

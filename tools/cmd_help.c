@@ -7,10 +7,12 @@
 
 #include "core/config.h"
 #include "tools/cmd.h"
+#include "tools/version.h"
 #include "tools/locate.h"
 
 const struct tool_command *const tool_commands[] = {
 	&tool_cmd_run,
+	&tool_cmd_view,
 	&tool_cmd_heap,
 	&tool_cmd_stat,
 	&tool_cmd_mutex,
@@ -65,7 +67,7 @@ static void print_overview(FILE *out)
 		     "Every process started from the traced one writes a trace of its own;\n"
 		     "`gotrace run` lists them all when the command ends (pid, program, size,\n"
 		     "whether it is a trace) and names the one to open.\n\n",
-		GOTRACE_VERSION);
+		tool_version);
 	print_commands(out);
 	fprintf(out, "Run 'gotrace help COMMAND' for a command's options.\n\n");
 	print_environment(out);
@@ -84,6 +86,13 @@ static int help_main(int argc, char **argv)
 		print_overview(stdout);
 		return 0;
 	}
+	for (int i = 0; i < GT_OPT_COUNT; i++) {
+		const struct gt_option_desc *d = &gt_config_options[i];
+		if (strcmp(argv[1], d->name) == 0) {
+			printf("%s\n  %s\n  default %s\n", d->name, d->help, d->def);
+			return 0;
+		}
+	}
 	const struct tool_command *cmd = tool_command_find(argv[1]);
 	if (cmd == NULL) {
 		fprintf(stderr, "gotrace: unknown command \"%s\"\n", argv[1]);
@@ -97,14 +106,15 @@ static int help_main(int argc, char **argv)
 static void help_help(FILE *out)
 {
 	fprintf(out, "Without COMMAND: every command, every GOTRACE_* variable and examples.\n"
-		     "With COMMAND: that command's options. `gotrace -h` and `gotrace --help`\n"
-		     "are the same as `gotrace help`; `gotrace --version` prints the version.\n");
+		     "With COMMAND: that command's options; with a GOTRACE_* variable: what it\n"
+		     "sets and its default. `gotrace -h` and `gotrace --help` are the same as\n"
+		     "`gotrace help`; `gotrace --version` prints the version.\n");
 }
 
 const struct tool_command tool_cmd_help = {
 	.name = "help",
 	.summary = "show this help, or a command's options (gotrace help COMMAND)",
-	.usage = "gotrace help [COMMAND]",
+	.usage = "gotrace help [COMMAND | VARIABLE]",
 	.help = help_help,
 	.main = help_main,
 };

@@ -25,8 +25,9 @@
 #include "tools/elf_kind.h"
 #include "tools/locate.h"
 #include "tools/run_report.h"
+#include "tools/view.h"
 
-#define USAGE "gotrace run [-o FILE] [-s STACKS] [-p PERIOD] [-f FORMAT] [-F WINDOW] [-q] [--] CMD [ARGS...]"
+#define USAGE "gotrace run [-o FILE] [-s STACKS] [-p PERIOD] [-f FORMAT] [-F WINDOW] [-q] [--view] [--] CMD [ARGS...]"
 
 /* The flags that set an option; help prints from here and core/config's table. */
 static const struct run_flag {
@@ -59,6 +60,7 @@ static void run_help(FILE *out)
 		fprintf(out, "  %-22s %s\n  %-22s %s, default %s\n", left, f->help, "", d->name, d->def);
 	}
 	fprintf(out, "  %-22s %s\n", "-q, --quiet", "do not list the files the run wrote");
+	fprintf(out, "  %-22s %s\n", "--view", "then open the trace in go tool trace (gotrace view)");
 	fprintf(out, "  %-22s %s\n", "-h, --help", "show this help");
 	fprintf(out, "\nAfter CMD ends, gotrace lists the files the run wrote: CMD's own and those of\n"
 		     "the processes started from it (OUT.<pid>, or one per pid with %%p). One file:\n"
@@ -190,12 +192,13 @@ static int run_main(int argc, char **argv)
 		{ "format", required_argument, NULL, 'f' },
 		{ "flight", required_argument, NULL, 'F' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "view", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *given[GT_OPT_COUNT] = { NULL };
 	struct gt_config cfg;
-	bool quiet = false;
+	bool quiet = false, view = false;
 	int c;
 
 	/* What the library would see without flags; it warns about bad values itself. */
@@ -224,6 +227,9 @@ static int run_main(int argc, char **argv)
 		switch (c) {
 		case 'q':
 			quiet = true;
+			break;
+		case 'V':
+			view = true;
 			break;
 		case 'h':
 			tool_command_help(stdout, &tool_cmd_run);
@@ -350,11 +356,22 @@ static int run_main(int argc, char **argv)
 		}
 	}
 
-	if (!quiet) {
-		struct tool_run_result res = { cfg.out, pid, start, status, have_lib };
+	char open[PATH_MAX + NAME_MAX + 2] = "";
+	if (!quiet || view) {
+		struct tool_run_result res = { cfg.out, pid, start, status, have_lib, open, sizeof open };
+		FILE *out = quiet ? fopen("/dev/null", "we") : stderr;
 		fflush(stdout);
-		tool_run_report(stderr, &res);
+		if (out)
+			tool_run_report(out, &res);
+		if (out && out != stderr)
+			fclose(out);
 	}
+	/* --view: the trace the report names, once the program is over; our
+	 * status stays the program's. */
+	if (view && *open)
+		tool_view(open, NULL, NULL);
+	else if (view)
+		fprintf(stderr, "gotrace: --view: no trace to open\n");
 
 	if (WIFSIGNALED(status))
 		die_like_child(WTERMSIG(status));

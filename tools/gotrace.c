@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "tools/cmd.h"
+#include "tools/version.h"
 
 int main(int argc, char **argv)
 {
@@ -13,7 +14,7 @@ int main(int argc, char **argv)
 	}
 	const char *name = argv[1];
 	if (strcmp(name, "--version") == 0 || strcmp(name, "-V") == 0) {
-		printf("gotrace %s\n", GOTRACE_VERSION);
+		printf("gotrace %s\n", tool_version);
 		return 0;
 	}
 	if (strcmp(name, "-h") == 0 || strcmp(name, "--help") == 0)

@@ -11,6 +11,23 @@
 typedef unsigned long long ull;
 
 #define DEFAULT_ALIGN 8
+
+/* A live object's `used` field: the tag 1 + mean index (bits 0-15), the
+ * stamp of the generation that last allocated or restated it (bits 16-29:
+ * the ordinal of the generation replayed, mod 2^14), and flags: known from
+ * a snapshot only; added by the snapshot of the generation being
+ * replayed. */
+#define SNAP_ONLY 0x80000000u
+#define SNAP_NOW 0x40000000u
+#define TAG_MASK 0xffffu
+#define MAX_MEANS 0xfffe
+#define STAMP_SHIFT 16
+#define STAMP_MASK (0x3fffu << STAMP_SHIFT)
+
+static uint32_t stamp(const struct tool_heap *h)
+{
+	return (uint32_t)((h->gens + 1) << STAMP_SHIFT) & STAMP_MASK;
+}
 #define DEFAULT_FREQ 1000000000ull
 
 static int fail(struct tool_heap *h, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -40,7 +57,8 @@ static int failed(struct tool_heap *h, int rc)
 /* is_heap_event: the events the replay is for. */
 static bool is_heap_event(uint8_t type)
 {
-	return type == GT_EV_HEAP_OBJECT_ALLOC || type == GT_EV_HEAP_OBJECT_FREE || type == GT_EV_HEAP_ALLOC;
+	return type == GT_EV_HEAP_OBJECT_ALLOC || type == GT_EV_HEAP_OBJECT_FREE || type == GT_EV_HEAP_ALLOC ||
+	       type == GT_EV_HEAP_OBJECT;
 }
 
 int tool_heap_init(struct tool_heap *h)
@@ -93,6 +111,7 @@ static void start_gen(struct tool_heap *h, uint64_t gen)
 	h->g_min_addr = h->min_addr;
 	h->g_align = h->align;
 	h->g_sample_set = false;
+	h->g_snap_events = 0;
 }
 
 /* drop_gen forgets the generation's tables and events (keeping memory
@@ -269,13 +288,32 @@ static void est_alloc(struct tool_hest *e, const struct weight *w)
 	e->var_live_bytes += w->var_bytes;
 }
 
-/* count_free counts the free of a live object (size, site, and the tag
- * of its mean). */
-static void count_free(struct tool_heap *h, uint32_t site, uint64_t size, uint32_t tag)
+static uint64_t mean_of(const struct tool_heap *h, uint32_t used)
+{
+	uint32_t tag = used & TAG_MASK;
+	return tag >= 1 && tag <= h->nmeans ? h->means[tag - 1] : 0;
+}
+
+/* snap_live_add / _sub: a snapshot-only object becomes live / leaves. */
+static void snap_live(struct tool_hsite *s, uint64_t size, const struct weight *w, int d)
+{
+	s->snap_live_objects += (uint64_t)(int64_t)d;
+	s->snap_live_bytes += (uint64_t)((int64_t)d * (int64_t)size);
+	s->snap_est_live_objects += d * w->objects;
+	s->snap_est_live_bytes += d * w->bytes;
+	if (s->snap_live_objects == 0 || s->snap_est_live_objects < 0 || s->snap_est_live_bytes < 0)
+		s->snap_est_live_objects = s->snap_est_live_bytes = 0; /* no rounding residue */
+}
+
+/* count_free counts the free of a live object (size, site, and its used
+ * field: the tag of its mean, and flags). */
+static void count_free(struct tool_heap *h, uint32_t site, uint64_t size, uint32_t used)
 {
 	struct tool_hsite *s = &h->sites.sites[site];
-	uint64_t mean = tag >= 1 && tag <= h->nmeans ? h->means[tag - 1] : 0;
+	uint64_t mean = mean_of(h, used);
 	struct weight w = weight_of(size, mean);
+	if (used & SNAP_ONLY)
+		snap_live(s, size, &w, -1);
 	s->free_objects++;
 	s->free_bytes += size;
 	s->live_objects--;
@@ -289,19 +327,161 @@ static void count_free(struct tool_heap *h, uint32_t site, uint64_t size, uint32
 	h->live_peak_figure -= tool_heap_sample_bytes(size, mean);
 }
 
-static int replay_alloc(struct tool_heap *h, const struct gt_event *ev)
+/* type_of: size and site of a type of the generation. */
+static uint32_t type_site(struct tool_heap *h, uint64_t type, uint64_t *size)
 {
-	uint64_t addr = h->g_min_addr + ev->args[0] * h->g_align;
-	uint64_t size = 0, stack = 0;
-	uint64_t type = ev->args[1];
+	uint64_t stack = 0;
+	*size = 0;
 	struct tool_hmap_entry *t = type ? tool_hmap_get(&h->g_types, type) : NULL;
 	if (t) {
-		size = h->g_typ[t->val].size;
+		*size = h->g_typ[t->val].size;
 		stack = h->g_typ[t->val].stack;
 	} else {
 		h->untyped++;
 	}
-	uint32_t site = tool_gen_site(&h->tables, &h->sites, stack);
+	return tool_gen_site(&h->tables, &h->sites, stack);
+}
+
+static void peak_check(struct tool_heap *h, uint64_t ts)
+{
+	if ((double)h->live_peak_figure > h->peak_bytes) {
+		h->peak_bytes = (double)h->live_peak_figure;
+		h->peak_objects = h->est.live_objects;
+		h->peak_time = tool_heap_seconds(h, ts, h->g_freq);
+		h->peak_ts = ts;
+	}
+}
+
+/* snap_take adds a live object known from a snapshot only (o: its new
+ * entry). first: the window's first generation (live before it). */
+static void snap_take(struct tool_heap *h, struct tool_hmap_entry *o, uint64_t size, uint32_t site, bool first,
+		      uint64_t ts)
+{
+	uint64_t mean = h->means[h->g_mean];
+	struct weight w = weight_of(size, mean);
+	o->val = size;
+	o->aux = site;
+	o->used = (h->g_mean + 1) | SNAP_ONLY | SNAP_NOW | stamp(h);
+	struct tool_hsite *s = &h->sites.sites[site];
+	if ((s->alloc_objects == 0 && s->snap_objects == 0) || size < s->min_size)
+		s->min_size = size;
+	if ((s->alloc_objects == 0 && s->snap_objects == 0) || size > s->max_size)
+		s->max_size = size;
+	s->snap_objects++;
+	s->snap_bytes += size;
+	snap_live(s, size, &w, 1);
+	s->live_objects++;
+	s->live_bytes += size;
+	s->est.live_objects += w.objects;
+	s->est.live_bytes += w.bytes;
+	s->est.var_live_bytes += w.var_bytes;
+	h->live_objects++;
+	h->live_bytes += size;
+	h->est.live_objects += w.objects;
+	h->est.live_bytes += w.bytes;
+	h->est.var_live_bytes += w.var_bytes;
+	if (first) {
+		h->before_objects++;
+		h->before_bytes += size;
+		h->before_est_objects += w.objects;
+		h->before_est_bytes += w.bytes;
+	} else {
+		h->snap_added++;
+	}
+	h->live_peak_figure += tool_heap_sample_bytes(size, mean);
+	peak_check(h, ts);
+}
+
+/* snap_untake takes back what snap_take added for o (this generation's). */
+static void snap_untake(struct tool_heap *h, struct tool_hmap_entry *o)
+{
+	uint64_t size = o->val, mean = mean_of(h, o->used);
+	struct weight w = weight_of(size, mean);
+	struct tool_hsite *s = &h->sites.sites[o->aux];
+	s->snap_objects--;
+	s->snap_bytes -= size;
+	snap_live(s, size, &w, -1);
+	s->live_objects--;
+	s->live_bytes -= size;
+	est_free(&s->est, &w, s->live_objects);
+	h->live_objects--;
+	h->live_bytes -= size;
+	est_free(&h->est, &w, h->live_objects);
+	if (h->gens == 0) {
+		h->before_objects--;
+		h->before_bytes -= size;
+		h->before_est_objects -= w.objects;
+		h->before_est_bytes -= w.bytes;
+	} else {
+		h->snap_added--;
+	}
+	h->live_peak_figure -= tool_heap_sample_bytes(size, mean);
+}
+
+/* replay_object: a HeapObject of the generation's snapshot. */
+static int replay_object(struct tool_heap *h, const struct gt_event *ev)
+{
+	uint64_t addr = h->g_min_addr + ev->args[0] * h->g_align;
+	h->g_snap_events++;
+	h->snap_events++;
+	struct tool_hmap_entry *o = tool_hmap_get(&h->live, addr);
+	if (o) {
+		o->used = (o->used & ~STAMP_MASK) | stamp(h);
+		return 0;
+	}
+	uint64_t size;
+	uint32_t site = type_site(h, ev->args[1], &size);
+	if (site == TOOL_SITE_NONE)
+		return oom(h);
+	bool fresh;
+	o = tool_hmap_put(&h->live, addr, &fresh);
+	if (!o)
+		return oom(h);
+	snap_take(h, o, size, site, h->gens == 0, ev->ts);
+	return 0;
+}
+
+/* snap_sweep ends a generation that had a snapshot: a known object it did
+ * not restate and that was not allocated in it was freed unseen (not in
+ * the window's first generation: nothing was known before it). Clears the
+ * generation's flags. */
+static int snap_sweep(struct tool_heap *h)
+{
+	bool reconcile = h->g_snap_events > 0 && h->gens > 0;
+	struct tool_hmap *m = &h->live;
+	uint64_t *gone = NULL;
+	size_t ngone = 0, cap = 0;
+	for (size_t i = 0; i < m->cap; i++) {
+		struct tool_hmap_entry *o = &m->e[i];
+		if (!o->used)
+			continue;
+		if (reconcile && (o->used & STAMP_MASK) != stamp(h)) {
+			if (tool_grow(&gone, &cap, ngone + 1, sizeof *gone)) {
+				free(gone);
+				return oom(h);
+			}
+			gone[ngone++] = o->key;
+			continue;
+		}
+		o->used &= ~SNAP_NOW;
+	}
+	/* Deleted after the walk: a deletion moves entries. */
+	for (size_t i = 0; i < ngone; i++) {
+		struct tool_hmap_entry o;
+		if (tool_hmap_del(m, gone[i], &o)) {
+			count_free(h, o.aux, o.val, o.used);
+			h->snap_gone++;
+		}
+	}
+	free(gone);
+	return 0;
+}
+
+static int replay_alloc(struct tool_heap *h, const struct gt_event *ev)
+{
+	uint64_t addr = h->g_min_addr + ev->args[0] * h->g_align;
+	uint64_t size;
+	uint32_t site = type_site(h, ev->args[1], &size);
 	if (site == TOOL_SITE_NONE)
 		return oom(h);
 
@@ -309,13 +489,17 @@ static int replay_alloc(struct tool_heap *h, const struct gt_event *ev)
 	struct tool_hmap_entry *o = tool_hmap_put(&h->live, addr, &fresh);
 	if (!o)
 		return oom(h);
-	if (!fresh) { /* its free was not recorded */
+	if (!fresh && (o->used & SNAP_NOW)) {
+		/* This generation's snapshot restated it just before: the same
+		 * object, allocated between the switch and the copy. */
+		snap_untake(h, o);
+	} else if (!fresh) { /* its free was not recorded */
 		h->replaced++;
 		count_free(h, o->aux, o->val, o->used);
 	}
 	o->val = size;
 	o->aux = site;
-	o->used = h->g_mean + 1;
+	o->used = (h->g_mean + 1) | stamp(h);
 
 	struct weight w = weight_of(size, h->means[h->g_mean]);
 	struct tool_hsite *s = &h->sites.sites[site];
@@ -334,12 +518,7 @@ static int replay_alloc(struct tool_heap *h, const struct gt_event *ev)
 	h->live_bytes += size;
 	est_alloc(&h->est, &w);
 	h->live_peak_figure += tool_heap_sample_bytes(size, h->means[h->g_mean]);
-	if ((double)h->live_peak_figure > h->peak_bytes) {
-		h->peak_bytes = (double)h->live_peak_figure;
-		h->peak_objects = h->est.live_objects;
-		h->peak_time = tool_heap_seconds(h, ev->ts, h->g_freq);
-		h->peak_ts = ev->ts;
-	}
+	peak_check(h, ev->ts);
 	return 0;
 }
 
@@ -366,6 +545,10 @@ static int replay_event(void *ctx, uint64_t m, const struct gt_event *ev)
 		replay_free(h, ev);
 		h->events++;
 		break;
+	case GT_EV_HEAP_OBJECT:
+		if (replay_object(h, ev))
+			return -1;
+		break;
 	case GT_EV_HEAP_ALLOC:
 		if (!h->have_metric || ev->args[0] > h->metric_max) {
 			h->have_metric = true;
@@ -386,7 +569,7 @@ static int set_mean(struct tool_heap *h, uint64_t *mean)
 	while (i < h->nmeans && h->means[i] != *mean)
 		i++;
 	if (i == h->nmeans) {
-		if (h->nmeans >= UINT32_MAX - 1 || tool_grow(&h->means, &h->cap_means, h->nmeans + 1, sizeof *h->means))
+		if (h->nmeans >= MAX_MEANS || tool_grow(&h->means, &h->cap_means, h->nmeans + 1, sizeof *h->means))
 			return oom(h);
 		h->means[h->nmeans++] = *mean;
 	}
@@ -422,6 +605,11 @@ static int end_gen(struct tool_heap *h)
 	}
 	if (failed(h, tool_replay_merge(&h->replay, h->gen, replay_event, h, h->err, sizeof h->err)))
 		return -1;
+	if (h->g_snap_events) {
+		h->snap_gens++;
+		if (snap_sweep(h))
+			return -1;
+	}
 	double end = tool_heap_seconds(h, h->replay.max_ts, h->g_freq);
 	if (end > h->duration)
 		h->duration = end;
@@ -436,6 +624,8 @@ static int end_gen(struct tool_heap *h)
 
 int tool_heap_batch(struct tool_heap *h, const struct gt_rbatch *b)
 {
+	if (h->batch_hook)
+		h->batch_hook(h->hook_ctx, b);
 	if (b->kind == GT_BATCH_END_OF_GEN)
 		return end_gen(h);
 	if (h->gen_open && b->gen != h->gen && end_gen(h))
@@ -461,6 +651,8 @@ int tool_heap_batch(struct tool_heap *h, const struct gt_rbatch *b)
 
 int tool_heap_end(struct tool_heap *h)
 {
+	if (h->batch_hook)
+		h->batch_hook(h->hook_ctx, NULL);
 	return end_gen(h);
 }
 

@@ -27,6 +27,22 @@
  * free takes back exactly what its allocation added. The recorded counts
  * (alloc_objects, ...) stay the counts of events.
  *
+ * The live-heap snapshot (docs/heap.md, "The live-heap snapshot"): a
+ * HeapObject restates an object live at its generation's start.
+ *  - In the first generation read (a flight-recorder snapshot, a trace
+ *    whose first generations are missing), an object not known is live
+ *    from before the window: it counts as live (at its site, with its
+ *    size), not as allocated (before_*; per site snap_*).
+ *  - In a later generation, an object not known was allocated where no
+ *    event was read (a lost generation): added the same way (snap_added).
+ *    A known object that the generation's snapshot does not restate, and
+ *    that was not allocated in that generation, was freed unseen: it
+ *    counts as freed at the generation's end (snap_gone). A generation
+ *    without HeapObject events reconciles nothing.
+ *  - An allocation of an object that this generation's snapshot just added
+ *    (allocated between the switch and the snapshot's copy) is that object:
+ *    the snapshot's addition is taken back, the allocation counts.
+ *
  * Accounting rules: an object is keyed by its address (min_addr + id *
  * align, from the generation's info batch; 0 and 8 until one is seen); its
  * size and site come from its type in the generation's type table (type 0
@@ -60,7 +76,8 @@ struct tool_hgen_type {
 
 struct tool_heap {
 	struct tool_sites sites;
-	struct tool_hmap live;  /* address -> val = size, aux = site, used = 1 + its mean's index in means */
+	struct tool_hmap live;  /* address -> val = size, aux = site, used = 1 + its mean's index in means,
+	                         * | TOOL_HEAP_SNAP_* flags (heap_acct.c) */
 
 	/* The generation being read. */
 	uint64_t gen;
@@ -72,6 +89,7 @@ struct tool_heap {
 	bool g_sample_set;      /* its string table states the sampling mean */
 	uint64_t g_sample_bytes;
 	uint32_t g_mean;        /* index in means of the mean in force (replay) */
+	uint64_t g_snap_events; /* its HeapObject events (replay) */
 	struct tool_gen_tables tables; /* its strings and stacks */
 	struct tool_hmap g_types;      /* type id -> index in g_typ */
 	struct tool_hgen_type *g_typ;
@@ -114,9 +132,23 @@ struct tool_heap {
 	uint64_t replaced;      /* allocations over a live object */
 	uint64_t unknown_frees; /* frees of addresses not live */
 	uint64_t untyped;       /* allocations without a known type */
+	/* The live-heap snapshots (see above). */
+	uint64_t snap_gens;     /* generations with HeapObject events */
+	uint64_t snap_events;
+	uint64_t before_objects, before_bytes; /* live at the window's start, recorded */
+	double before_est_objects, before_est_bytes; /* and estimated */
+	uint64_t snap_added;    /* added by a later generation's snapshot */
+	uint64_t snap_gone;     /* known objects a later snapshot did not restate */
 	bool have_metric;       /* HeapAlloc seen */
 	uint64_t metric_max;
 	double metric_time;
+
+	/* The feed hook (tools/map_acct.h, mapped memory): sees every batch
+	 * first thing in tool_heap_batch, and NULL first thing in
+	 * tool_heap_end, before this accounting acts on it, so while it runs
+	 * the tables above still are those of the generation that ends. */
+	void (*batch_hook)(void *ctx, const struct gt_rbatch *b);
+	void *hook_ctx;
 
 	char err[TOOL_HEAP_ERR];
 };

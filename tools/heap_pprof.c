@@ -42,6 +42,9 @@ static int sample(struct ctx *c, uint32_t site, int64_t k_alloc, int64_t k_bytes
 	const uint32_t *fr = tool_sites_site_frames(s, site);
 	unsigned skip = tool_heap_alloc_frames(s, site);
 	struct tool_pprof *p = c->sp.p;
+	if (!value(t->est.alloc_objects) && !value(t->est.alloc_bytes) && !value(t->est.live_objects) &&
+	    !value(t->est.live_bytes))
+		return 0; /* not an allocation site (a mapping site, tools/map_acct.h) */
 	uint64_t locs[GT_MAX_FRAMES];
 	size_t n;
 	if (tool_site_pprof_stack(&c->sp, site, skip, locs, &n))

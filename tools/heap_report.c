@@ -123,13 +123,16 @@ static void site_title(const struct tool_heap *h, uint32_t site, char *buf, size
 		how = tool_sites_str(s, s->frames[fr[skip - 1]].func);
 	else if (t->nframes == 1 && is_alloc_function(tool_sites_str(s, s->frames[fr[0]].func)))
 		how = tool_sites_str(s, s->frames[fr[0]].func); /* a stack of the allocation call alone */
-	if (t->alloc_objects == 0)
+	if (t->alloc_objects == 0 && t->snap_objects == 0)
 		size[0] = '\0';
 	else if (t->min_size == t->max_size)
 		snprintf(size, sizeof size, "%llu B each", (ull)t->min_size);
-	else /* the average of what was allocated (the estimate, when sampled) */
+	else /* the average of what was allocated (the estimate, when sampled),
+	      * or of the objects from before the window */
 		snprintf(size, sizeof size, "%llu-%llu B (%llu B on average)", (ull)t->min_size, (ull)t->max_size,
-			 t->est.alloc_objects > 0 ? count(t->est.alloc_bytes / t->est.alloc_objects) : 0ull);
+			 t->est.alloc_objects > 0 ? count(t->est.alloc_bytes / t->est.alloc_objects)
+			 : t->snap_est_live_objects > 0 ? count(t->snap_est_live_bytes / t->snap_est_live_objects)
+			 : t->snap_objects > 0 ? (ull)(t->snap_bytes / t->snap_objects) : 0ull);
 	if (how)
 		snprintf(buf, len, "%s%s%s", printable(how, FUNC_WIDTH, fn, sizeof fn), size[0] ? ", " : "", size);
 	else
@@ -261,8 +264,12 @@ static void top_list(FILE *out, const struct tool_heap *h, uint32_t *idx, enum o
 				title_buf);
 		else
 			fprintf(out, "  %12llu %10llu  %s\n", count(k[0]), count(k[1]), title_buf);
-		print_frames(out, h, idx[i], sampled(h) ? "                                    "
-							 : "                             ");
+		const char *indent = sampled(h) ? "                                    " : "                             ";
+		const struct tool_hsite *t = &s->sites[idx[i]];
+		if (o == BY_LIVE_BYTES && t->snap_live_objects)
+			fprintf(out, "%s(%llu of them, %llu bytes, allocated before the window: live-heap snapshot)\n",
+				indent, count(t->snap_est_live_objects), count(t->snap_est_live_bytes));
+		print_frames(out, h, idx[i], indent);
 	}
 }
 
@@ -310,8 +317,13 @@ void tool_heap_report(FILE *out, const struct tool_heap *h, const char *name, un
 	if (sampled(h))
 		sampling_note(out, h);
 
-	double freed_objects = e->alloc_objects - e->live_objects, freed_bytes = e->alloc_bytes - e->live_bytes;
+	double freed_objects = e->alloc_objects + h->before_est_objects - e->live_objects,
+	       freed_bytes = e->alloc_bytes + h->before_est_bytes - e->live_bytes;
 	fprintf(out, "\n  %-12s %10s %14s%s\n", "", "objects", "bytes", sampled(h) ? "  (estimated)" : "");
+	if (h->before_objects)
+		fprintf(out, "  %-12s %10llu %14llu  (%s) allocated before the window (live-heap snapshot)\n",
+			"live at start", count(h->before_est_objects), count(h->before_est_bytes),
+			tool_human_bytes(count(h->before_est_bytes), a, sizeof a));
 	fprintf(out, "  %-12s %10llu %14llu  (%s)\n", "allocated", count(e->alloc_objects), count(e->alloc_bytes),
 		tool_human_bytes(count(e->alloc_bytes), a, sizeof a));
 	fprintf(out, "  %-12s %10llu %14llu  (%s)\n", "freed", count(freed_objects), count(freed_bytes),
@@ -335,6 +347,12 @@ void tool_heap_report(FILE *out, const struct tool_heap *h, const char *name, un
 			     "  recorded; those objects count as freed\n", (ull)h->replaced);
 	if (h->untyped)
 		fprintf(out, "  %llu allocations had no known type (size counted as 0)\n", (ull)h->untyped);
+	if (h->snap_added)
+		fprintf(out, "  %llu live objects whose allocation is not in the trace were added from the\n"
+			     "  live-heap snapshots of later generations\n", (ull)h->snap_added);
+	if (h->snap_gone)
+		fprintf(out, "  %llu objects missing from a later live-heap snapshot count as freed (their\n"
+			     "  free was not recorded)\n", (ull)h->snap_gone);
 
 	uint32_t *idx = malloc((h->sites.nsites ? h->sites.nsites : 1) * sizeof *idx);
 	if (!idx) {

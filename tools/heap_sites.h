@@ -52,7 +52,13 @@ struct tool_hsite {
 	uint64_t alloc_objects, alloc_bytes;
 	uint64_t free_objects, free_bytes;
 	uint64_t live_objects, live_bytes;
-	uint64_t min_size, max_size; /* of the allocations; valid if alloc_objects > 0 */
+	uint64_t min_size, max_size; /* of the allocations and snapshot objects; valid if either > 0 */
+	/* Objects known from a live-heap snapshot only (allocated before the
+	 * window, or in a generation not read): live = alloc + snap - free.
+	 * snap_live: those of them still live; snap_est_*: their estimate. */
+	uint64_t snap_objects, snap_bytes;
+	uint64_t snap_live_objects, snap_live_bytes;
+	double snap_est_live_objects, snap_est_live_bytes;
 	struct tool_hest est;        /* what was allocated here, estimated */
 };
 

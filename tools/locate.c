@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "tools/locate.h"
+#include "tools/version.h"
 
 static bool is_regular(const char *path)
 {
@@ -18,9 +19,15 @@ static bool is_regular(const char *path)
 
 int tool_find_preload(char *buf, size_t len)
 {
-	/* Relative to this executable: the build tree, then an installed prefix. */
-	static const char *const rel[] = { "libgotrace.so", "../lib/gotrace/libgotrace.so" };
-	char exe[PATH_MAX], cand[PATH_MAX + 64], real[PATH_MAX];
+	/* Relative to this executable: the build tree, then an installed prefix
+	 * (make install's LIBDIR: Debian's multiarch directory, else lib). No
+	 * absolute path is built in, so a tree installed under DESTDIR, or moved,
+	 * still finds its own library. */
+	char multi[128];
+	snprintf(multi, sizeof multi, "../lib/%s/gotrace/libgotrace.so", tool_multiarch);
+	const char *const rel[] = { "libgotrace.so", *tool_multiarch ? multi : NULL,
+				    "../lib/gotrace/libgotrace.so" };
+	char exe[PATH_MAX], cand[PATH_MAX + 192], real[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
 
 	if (len == 0)
@@ -37,6 +44,8 @@ int tool_find_preload(char *buf, size_t len)
 
 	size_t used = 0;
 	for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++) {
+		if (!rel[i])
+			continue;
 		snprintf(cand, sizeof cand, "%s/%s", exe, rel[i]);
 		if (is_regular(cand) && realpath(cand, real) != NULL) {
 			if ((size_t)snprintf(buf, len, "%s", real) >= len)
@@ -54,7 +63,7 @@ int tool_find_preload(char *buf, size_t len)
 		}
 		if (used < len)
 			used += (size_t)snprintf(buf + used, len - used, "%s%.*s/%s",
-						 i ? " or " : "", dirlen, dir, file);
+						 used ? " or " : "", dirlen, dir, file);
 	}
 	return -1;
 }

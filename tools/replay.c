@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "tools/heap_sites.h"
+#include "tools/progress.h"
 
 #define KEEP_PAYLOAD (1u << 20) /* a payload arena this small is kept for the next generation */
 
@@ -71,19 +72,26 @@ int tool_replay_read(struct tool_replay *r, FILE *f, int *version,
 	if (!rd)
 		return -2;
 	attach(r, f);
+	struct stat st;
+	bool file = fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode);
+	tool_progress_begin("reading the trace", file ? (uint64_t)st.st_size : 0);
 	if (gt_reader_init(rd, f)) {
 		snprintf(err, errsz, "%s", rd->err);
 		goto out;
 	}
 	*version = rd->version;
-	while ((got = gt_reader_next(rd, &b)) > 0)
+	while ((got = gt_reader_next(rd, &b)) > 0) {
 		if (batch(ctx, &b))
 			goto out;
+		off_t at = ftello(f);
+		tool_progress_at(at > 0 ? (uint64_t)at : 0);
+	}
 	if (got < 0)
 		snprintf(err, errsz, "%s", rd->err);
 	else
 		rc = end(ctx);
 out:
+	tool_progress_end();
 	free(rd);
 	r->fd = -1; /* f is the caller's again */
 	return rc;
@@ -125,6 +133,11 @@ static int keep(struct tool_replay *r, const struct gt_rbatch *b)
 	return 0;
 }
 
+int tool_replay_keep(struct tool_replay *r, const struct gt_rbatch *b)
+{
+	return keep(r, b);
+}
+
 static bool wanted(const struct tool_replay *r, uint8_t type)
 {
 	return !r->want || r->want(type);
@@ -141,6 +154,8 @@ int tool_replay_add(struct tool_replay *r, const struct gt_rbatch *b, char *err,
 		if (ev.ts > r->max_ts)
 			r->max_ts = ev.ts;
 		n += wanted(r, ev.type);
+		if (r->observe && (r->observe_types[ev.type >> 3] >> (ev.type & 7) & 1))
+			r->observe(r->observe_ctx, b, &ev);
 	}
 	if (got < 0) {
 		snprintf(err, errsz, "%s", c.at.err);

@@ -57,6 +57,15 @@ struct tool_replay {
 	uint32_t *queue;              /* the merge: threads by their next event's time */
 	uint64_t events;              /* events wanted */
 	uint64_t max_ts;              /* the latest time of any event */
+
+	/* An observer of the events tool_replay_add checks, so another
+	 * accounting reads them without checking the batches again (the
+	 * mapped memory rides on the heap's replay, tools/map_acct.h): called
+	 * for each event whose type has its bit in observe_types, with its
+	 * batch. Set after tool_replay_init (which clears it). */
+	void (*observe)(void *ctx, const struct gt_rbatch *b, const struct gt_event *ev);
+	void *observe_ctx;
+	uint8_t observe_types[32];
 };
 
 /* tool_replay_init prepares an empty replay of the events want accepts
@@ -83,6 +92,11 @@ int tool_replay_read(struct tool_replay *r, FILE *f, int *version,
  * event wanted. Returns 0, -1 with the reader's message in err, or -2 when
  * out of memory. */
 int tool_replay_add(struct tool_replay *r, const struct gt_rbatch *b, char *err, size_t errsz);
+
+/* tool_replay_keep keeps an event batch without checking it (one that
+ * another replay checks: an observer's, above). Returns 0, or -2 when out
+ * of memory. */
+int tool_replay_keep(struct tool_replay *r, const struct gt_rbatch *b);
 
 /* tool_replay_merge replays the wanted events of the batches kept for
  * generation gen, merged by time, into emit (m: the event's thread). Returns

@@ -50,10 +50,17 @@ FILE *tool_replay_open_trace(const char *cmd, const char *usage, int argc, char 
 FILE *tool_replay_args(const struct tool_replay_cmd *rc, int argc, char **argv, unsigned *top,
 		       const char **value, bool *flag, const char **path, int *status)
 {
+	return tool_replay_args2(rc, argc, argv, top, value, flag, NULL, path, status);
+}
+
+FILE *tool_replay_args2(const struct tool_replay_cmd *rc, int argc, char **argv, unsigned *top,
+			const char **value, bool *flag, const char **value2, const char **path, int *status)
+{
 	const struct option opts[] = {
 		{ rc->opt, rc->opt_value ? required_argument : no_argument, NULL, 'x' },
 		{ "top", required_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
+		{ rc->opt2 && value2 ? rc->opt2 : NULL, required_argument, NULL, 'y' },
 		{ NULL, 0, NULL, 0 },
 	};
 	char what[80];
@@ -69,6 +76,7 @@ FILE *tool_replay_args(const struct tool_replay_cmd *rc, int argc, char **argv, 
 			else
 				*flag = true;
 			break;
+		case 'y': *value2 = optarg; break;
 		case 't':
 			if (tool_replay_parse_top(optarg, rc->plus_ok, top)) {
 				snprintf(what, sizeof what, "-top wants a number of %s (0 = all), not \"%%s\"", rc->top_what);

@@ -40,11 +40,17 @@ struct tool_replay_cmd {
 	bool plus_ok;          /* -top +N allowed */
 	const char *opt;       /* its extra option */
 	bool opt_value;        /* it takes a value (*value), else sets *flag */
+	const char *opt2;      /* a second option with a value (tool_replay_args2), or NULL */
 };
 
 /* tool_replay_args parses the command line (*top holds the default) and opens
  * the trace; NULL with *status set when done or failed (0 after -help). */
 FILE *tool_replay_args(const struct tool_replay_cmd *rc, int argc, char **argv, unsigned *top,
 		       const char **value, bool *flag, const char **path, int *status);
+
+/* tool_replay_args2 is tool_replay_args with the command's second option
+ * (rc->opt2), whose value goes to *value2. */
+FILE *tool_replay_args2(const struct tool_replay_cmd *rc, int argc, char **argv, unsigned *top,
+			const char **value, bool *flag, const char **value2, const char **path, int *status);
 
 #endif

@@ -305,10 +305,12 @@ static struct choice choose(const struct scan *sc, long pid)
 
 /* ---- the report ---- */
 
-static void say_open(FILE *out, const struct scan *sc, const struct file *f)
+static void say_open(FILE *out, const struct scan *sc, const struct file *f, const struct tool_run_result *run)
 {
 	char path[PATH_MAX + NAME_MAX + 2], quoted[2 * sizeof path];
 	path_of(sc, f, path, sizeof path);
+	if (run->open)
+		snprintf(run->open, run->open_len, "%s", path);
 	tool_shell_quote(path, quoted, sizeof quoted);
 	fprintf(out, "gotrace: open it with: go tool trace %s\n", quoted);
 }
@@ -361,7 +363,7 @@ static void one_file(FILE *out, const struct scan *sc, const struct tool_run_res
 	if (is_trace(f)) {
 		fprintf(out, "gotrace: trace written to %s (%s%s)\n", path, what,
 			f->pid == (long)run->pid ? "" : "; the command's own process left none");
-		say_open(out, sc, f);
+		say_open(out, sc, f, run);
 	} else if (f->probe) {
 		fprintf(out, "gotrace: no trace written: %s (%s) is %s: %s\n", path, what,
 			f->running ? "not a trace yet" : status_word(status(f)), status_why(status(f)));
@@ -466,12 +468,14 @@ static void many_files(FILE *out, const struct scan *sc, const struct tool_run_r
 				     "is that of %s\n", (long)run->pid, what);
 	}
 	if (c.open)
-		say_open(out, sc, c.open);
+		say_open(out, sc, c.open, run);
 }
 
 void tool_run_report(FILE *out, const struct tool_run_result *run)
 {
 	struct scan sc = { 0 };
+	if (run->open && run->open_len)
+		run->open[0] = '\0';
 	if (find(&sc, run) != 0) {
 		fprintf(out, "gotrace: cannot work out the trace path from \"%s\"\n", run->pattern);
 		return;

@@ -15,6 +15,8 @@ struct tool_run_result {
 	struct timespec start; /* CLOCK_REALTIME_COARSE before the fork: older files are not the run's */
 	int status;            /* its wait status */
 	bool have_lib;         /* libgotrace.so was preloaded */
+	char *open;            /* if not NULL: set to the trace the report says to open, or "" */
+	size_t open_len;
 };
 
 /* tool_run_report writes the report to out, every line starting "gotrace: ". */

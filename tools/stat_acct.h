@@ -50,6 +50,7 @@
 #include "tools/heap_map.h"
 #include "tools/heap_sites.h"
 #include "tools/ident.h"
+#include "tools/map_acct.h"
 #include "tools/mutex_acct.h"
 #include "tools/replay.h"
 
@@ -137,6 +138,7 @@ struct tool_stat {
 	 * print the same peak; from the HeapAlloc metric when the trace has
 	 * no object events (or their replay failed). */
 	struct tool_heap *heap;       /* NULL: out of memory */
+	struct tool_map *map;         /* mapped memory, fed by heap (tools/map_acct.h); NULL: none */
 	bool heap_failed;
 	bool have_heap_peak;
 	bool heap_peak_from_events;

@@ -44,6 +44,10 @@ int tool_stat_init(struct tool_stat *s)
 		free(s->heap);
 		s->heap = NULL;
 	}
+	if (s->heap && (s->map = malloc(sizeof *s->map)) != NULL) {
+		tool_map_init(s->map);
+		tool_map_attach(s->map, s->heap);
+	}
 	tool_mutex_init(&s->mutex);
 	tool_cpu_init(&s->cpu);
 	if (tool_sites_init(&s->sites))
@@ -66,6 +70,10 @@ void tool_stat_free(struct tool_stat *s)
 	tool_cpu_free(&s->cpu);
 	tool_gen_free(&s->tables);
 	tool_replay_free(&s->replay);
+	if (s->map) {
+		tool_map_release(s->map);
+		free(s->map);
+	}
 	if (s->heap) {
 		tool_heap_release(s->heap);
 		free(s->heap);

@@ -2,6 +2,7 @@
  * (stat_report.h). */
 #include "units.h"
 #include "tools/stat_report.h"
+#include "tools/map_report.h"
 #include "tools/cpu_report.h"
 #include "tools/mutex_report.h"
 #include "tools/rank_list.h"
@@ -424,6 +425,10 @@ int tool_stat_report(FILE *out, const struct tool_stat *s, const char *name, uns
 		fprintf(out, "  heap events sampled: about one allocation per %s allocated recorded (mean %llu B);\n"
 			     "  the heap peak is an estimate, the samples scaled as `gotrace heap` scales them\n",
 			tool_human_bytes(s->heap_sample_bytes, a, sizeof a), (ull)s->heap_sample_bytes);
+	if (s->map && tool_map_any(s->map)) {
+		uint64_t at = tool_stat_ns(s, s->map->peak_ts);
+		tool_map_stat_text(out, s->map, DUR(at > s->t_first ? at - s->t_first : 0));
+	}
 	if (s->anomalies)
 		fprintf(out, "  %llu events did not fit their thread's state and were ignored\n", (ull)s->anomalies);
 	if (rc) {
@@ -559,6 +564,11 @@ int tool_stat_json(FILE *out, const struct tool_stat *s, const char *name, unsig
 			fprintf(out, ", \"metric_peak_bytes\": null}");
 	} else {
 		fprintf(out, "null");
+	}
+	if (s->map && tool_map_any(s->map)) { /* only for a trace with span events */
+		uint64_t at = tool_stat_ns(s, s->map->peak_ts);
+		fprintf(out, ",\n  \"mapped\": ");
+		tool_map_stat_json(out, s->map, at > t0 ? at - t0 : 0);
 	}
 	fprintf(out, ",\n  \"totals\": {\"threads\": %zu, ", s->nth);
 	json_times(out, &v, a->lifetime, a->running, a->runnable, a->syscall, a->blocked);

@@ -48,14 +48,20 @@ const char *tool_clean(const char *s, size_t max, char *buf, size_t len)
 	return buf;
 }
 
-const char *tool_frame_name(const struct tool_stat *s, uint32_t frame, char *buf, size_t len)
+/* frame_name is tool_frame_name of a site table. */
+static const char *frame_name(const struct tool_sites *s, uint32_t frame, char *buf, size_t len)
 {
-	const struct tool_hframe *f = &s->sites.frames[frame];
-	if (tool_sites_strlen(&s->sites, f->func) == 0) {
+	const struct tool_hframe *f = &s->frames[frame];
+	if (tool_sites_strlen(s, f->func) == 0) {
 		snprintf(buf, len, "0x%llx", (ull)f->pc);
 		return buf;
 	}
-	return tool_sites_str(&s->sites, f->func);
+	return tool_sites_str(s, f->func);
+}
+
+const char *tool_frame_name(const struct tool_stat *s, uint32_t frame, char *buf, size_t len)
+{
+	return frame_name(&s->sites, frame, buf, len);
 }
 
 static const char *base_name(const char *path)
@@ -64,27 +70,35 @@ static const char *base_name(const char *path)
 	return slash ? slash + 1 : path;
 }
 
-void tool_site_print(FILE *out, const struct tool_stat *s, uint32_t site)
+void tool_sites_line(FILE *out, const struct tool_sites *s, uint32_t site, unsigned from)
 {
-	const struct tool_hsite *h = &s->sites.sites[site];
-	const uint32_t *fr = tool_sites_site_frames(&s->sites, site);
-	if (h->nframes == 0) {
+	const struct tool_hsite *h = &s->sites[site];
+	const uint32_t *fr = tool_sites_site_frames(s, site);
+	if (from >= h->nframes) {
 		fprintf(out, "(no stack)");
 		return;
 	}
+	fr += from;
+	uint32_t left = h->nframes - from;
 	char buf[TOOL_NAME_MAX_WIDTH + 32], pc[32];
-	uint32_t n = h->nframes < SITE_FRAMES ? h->nframes : SITE_FRAMES;
+	uint32_t n = left < SITE_FRAMES ? left : SITE_FRAMES;
 	for (uint32_t i = 0; i < n; i++)
 		fprintf(out, "%s%s", i ? ARROW : "",
-			tool_clean(tool_frame_name(s, fr[i], pc, sizeof pc), TOOL_NAME_MAX_WIDTH, buf, sizeof buf));
-	if (h->nframes > n)
-		fprintf(out, ARROW "... (+%u)", h->nframes - n);
-	/* Where: the caller of the leaf (the leaf is the waiting call itself). */
-	const struct tool_hframe *at = &s->sites.frames[fr[h->nframes > 1 ? 1 : 0]];
-	if (tool_sites_strlen(&s->sites, at->file))
+			tool_clean(frame_name(s, fr[i], pc, sizeof pc), TOOL_NAME_MAX_WIDTH, buf, sizeof buf));
+	if (left > n)
+		fprintf(out, ARROW "... (+%u)", left - n);
+	/* Where: the caller of the leaf when the leaf is the call itself
+	 * (from 0), else the first frame shown (the call's caller). */
+	const struct tool_hframe *at = &s->frames[fr[from == 0 && left > 1 ? 1 : 0]];
+	if (tool_sites_strlen(s, at->file))
 		fprintf(out, "  (%s:%llu)",
-			tool_clean(base_name(tool_sites_str(&s->sites, at->file)), TOOL_NAME_MAX_WIDTH, buf, sizeof buf),
+			tool_clean(base_name(tool_sites_str(s, at->file)), TOOL_NAME_MAX_WIDTH, buf, sizeof buf),
 			(ull)at->line);
+}
+
+void tool_site_print(FILE *out, const struct tool_stat *s, uint32_t site)
+{
+	tool_sites_line(out, &s->sites, site, 0);
 }
 
 /* ---- JSON ---- */

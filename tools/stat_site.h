@@ -31,6 +31,12 @@ const char *tool_frame_name(const struct tool_stat *s, uint32_t frame, char *buf
  * "f0 ← f1 ← f2 ← f3 ← ... (+n)  (file.c:line)", or "(no stack)". */
 void tool_site_print(FILE *out, const struct tool_stat *s, uint32_t site);
 
+/* tool_sites_line prints a site of a site table as tool_site_print does,
+ * from its frame `from` on (the frames before it, e.g. the mapping call
+ * itself, left out; "(no stack)" when none is left); the place shown is
+ * then that of the first frame printed. */
+void tool_sites_line(FILE *out, const struct tool_sites *s, uint32_t site, unsigned from);
+
 /* tool_site_json prints a site's JSON members: "summary" (the text form
  * without the place) and "frames" (every frame's function, file, line, pc). */
 void tool_site_json(FILE *out, const struct tool_stat *s, uint32_t site);

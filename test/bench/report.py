@@ -17,7 +17,7 @@ from runner import OUT
 # sections (BENCH_ONLY) in any checkout regenerates the whole file.
 RESULTS = "test/bench/results"
 
-ORDER = ["micro", "mutex", "condvar", "malloc", "syscall", "churn", "pigz", "sysbench-threads",
+ORDER = ["micro", "snapshot", "mutex", "condvar", "malloc", "syscall", "churn", "pigz", "sysbench-threads",
          "sysbench-mutex", "xz", "memcached"] + real_report.ORDER
 
 HOW = {
@@ -201,6 +201,34 @@ def micro_section(d):
     return o
 
 
+def snapshot_section(d):
+    """test/bench/snapshot_bench.py's figures."""
+    c = d["cpu_ms"]
+    w = d["wall_ms"]
+    o = ["## The live-heap snapshot\n", facts_line(d) + ".\n",
+         f"test/bench/snapshot_heap.c keeps {d['n']:,} objects live (8 sites, 16–128 B) across "
+         f"{d['period']} generations with every allocation recorded (`GOTRACE_MALLOC=all`); each "
+         "generation starts with the flusher restating them as HeapObject events (docs/heap.md, "
+         "\"The live-heap snapshot\"). Figures: the library's own measure of each snapshot that "
+         f"restated all of them (the trace's `gotrace.snapshot` strings), {d['snapshots']} snapshots "
+         f"over {d['pairs']} runs; a run at {d['n'] // 10:,} objects was accepted by "
+         f"{len(d['parsers'])} Go parser(s).\n"]
+    rows = [["flusher CPU time per snapshot", f"**{c[0]:.2f} ms**", f"{c[1]:.2f} – {c[2]:.2f} ms",
+             f"≤ {d['target_ms']:g} ms", met(c[0], d["target_ms"])],
+            ["wall time per snapshot (other load included)", f"{w[0]:.2f} ms", f"{w[1]:.2f} – {w[2]:.2f} ms",
+             "—", ""],
+            ["HeapObject bytes per generation", f"{d['bytes'] / 1e6:.2f} MB",
+             f"{d['bytes'] / d['n']:.1f} B per object", "—", ""]]
+    o.append(table(["figure", "median", "min – max", "target", ""], rows) + "\n")
+    cg = d.get("callgrind")
+    if cg:
+        o.append(f"With every allocation recorded, each malloc and free also updates the live table "
+                 f"(core/heaplive.c, 256 shards by address region and page): under callgrind, test/bench/micro.c's "
+                 f"malloc loop (N = {cg['n']:,}) spends **{cg['live']:.0f} instructions per malloc + free "
+                 f"pair** in it, of {cg['total']:.0f} per traced pair.\n")
+    return o
+
+
 def workload_section(d):
     o = [f"### {d['label']}\n", facts_line(d) + ". " + d["describe"] + "\n"]
     rows, notes = [], []
@@ -261,7 +289,8 @@ def memcached_section(d):
 def headings():
     """The heading line of every section's block, as the renderers write it."""
     import workloads
-    h = {"micro": "## Microbenchmarks", "memcached": "### memcached (test/bench/server_bench.py)"}
+    h = {"micro": "## Microbenchmarks", "snapshot": "## The live-heap snapshot",
+         "memcached": "### memcached (test/bench/server_bench.py)"}
     h.update({w.key: f"### {w.label}" for w in workloads.ALL})
     return h
 
@@ -304,6 +333,10 @@ def render(previous=""):
         o += micro_section(sections["micro"])
     elif prev.block("micro"):
         o.append(prev.block("micro"))
+    if "snapshot" in sections:
+        o += snapshot_section(sections["snapshot"])
+    elif prev.block("snapshot"):
+        o.append(prev.block("snapshot"))
     o.append("## Workloads\n")
     o.append("Columns: *size* is the workload's size for that row (slow peers run a reduced size, "
              "and their untraced partner runs that same size); wall is spawn to exit (for LTTng "
@@ -314,7 +347,7 @@ def render(previous=""):
              "over the pairs.\n")
     for key in ORDER[1:]:
         d = sections.get(key)
-        if key in real_report.ORDER:
+        if key in real_report.ORDER or key == "snapshot":
             continue
         if not d:
             if prev.block(key):

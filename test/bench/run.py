@@ -5,7 +5,8 @@ people would pick instead, on synthetic storms and real programs.
     python3 test/bench/run.py [--only SECTIONS] [--pairs N] [--peers KEYS]
                               [--no-doc] [--list]
 
-Sections (default all, in this order): micro, mutex, condvar, malloc,
+Sections (default all, in this order): micro, snapshot (the live-heap
+snapshot: snapshot_bench.py), mutex, condvar, malloc,
 syscall, churn, pigz, sysbench-threads, sysbench-mutex, xz, memcached, then
 the real programs: real-node-pbkdf2, real-node-alloc, real-python,
 real-java, real-ripgrep, real-mariadb, real-redis, real-memcached
@@ -46,12 +47,13 @@ import real_measure  # noqa: E402
 import real_programs  # noqa: E402
 import real_servers  # noqa: E402
 import report  # noqa: E402
+import snapshot_bench  # noqa: E402
 import workloads  # noqa: E402
 from runner import GO, LIB, OUT, ROOT, Failed, facts, log  # noqa: E402
 
 DOC = "docs/benchmarks.md"
 REAL = {w.key: w for w in real_programs.ALL + real_servers.ALL}
-SECTIONS = ["micro"] + [w.key for w in workloads.ALL] + ["memcached"] + list(REAL)
+SECTIONS = ["micro", "snapshot"] + [w.key for w in workloads.ALL] + ["memcached"] + list(REAL)
 
 
 def cpu_seconds():
@@ -170,6 +172,9 @@ def main():
                     d = micro.measure(pairs)
                     d["commands"] = d["build"] + [c for r in d["rows"] for c in (r["cmd_u"], r["cmd_t"])] + \
                         [r["cmd"] for r in d["callgrind"]]
+                elif key == "snapshot":
+                    pairs = args.pairs or 3
+                    d = snapshot_bench.measure(pairs)
                 elif key == "memcached":
                     pairs = args.pairs or 5
                     d = run_memcached(pairs)

@@ -610,7 +610,7 @@ class HeapToolTest(gtlib.TracedTestCase):
     def test_help(self):
         rc, out, err = gotrace(["help", "heap"])
         self.assertEqual(rc, 0, err)
-        self.assertIn("usage: gotrace heap [-pprof OUT.pb.gz] [-top N] TRACE", out)
+        self.assertIn("usage: gotrace heap [-pprof OUT.pb.gz] [-mapped-pprof OUT.pb.gz] [-top N] TRACE", out)
         rc, out, err = gotrace(["heap", "-h"])
         self.assertEqual(rc, 0, err)
         self.assertIn("-pprof FILE", out)

@@ -7,8 +7,9 @@
  *
  * Every HeapObjectAlloc of s bytes is kept with probability
  * p(s) = 1 - exp(-s/MEAN) (a fixed generator seeded with SEED), the others
- * are dropped with their HeapObjectFree, and the frees of objects never
- * allocated in the trace are dropped too: what the library's Poisson
+ * are dropped with their HeapObjectFree (and their HeapObject in the
+ * live-heap snapshots: a snapshot restates the kept live objects only),
+ * and the frees of objects never allocated in the trace are dropped too: what the library's Poisson
  * sampling by bytes records (each allocation independently with p(s); the
  * frees of recorded objects only). Allocations and frees are decided in
  * time order over all threads, so an object freed by another thread
@@ -81,6 +82,7 @@ struct hev {
 	uint64_t ts, offset;
 	uint64_t gen, id, type;
 	bool alloc;
+	bool snap; /* HeapObject: a live-heap snapshot's (docs/heap.md) */
 };
 static struct hev *evs;
 static size_t nevs, cap_evs;
@@ -173,11 +175,13 @@ static void pass1(void)
 			struct gt_event ev;
 			gt_events_begin(&c, &b);
 			while ((rc = gt_events_next(&c, &ev)) > 0) {
-				if (ev.type != GT_EV_HEAP_OBJECT_ALLOC && ev.type != GT_EV_HEAP_OBJECT_FREE)
+				if (ev.type != GT_EV_HEAP_OBJECT_ALLOC && ev.type != GT_EV_HEAP_OBJECT_FREE &&
+				    ev.type != GT_EV_HEAP_OBJECT)
 					continue;
 				evs = grow(evs, &cap_evs, nevs + 1, sizeof *evs);
 				evs[nevs++] = (struct hev){ .ts = ev.ts, .offset = ev.offset, .gen = b.gen, .id = ev.args[0],
-							    .type = ev.args[1], .alloc = ev.type == GT_EV_HEAP_OBJECT_ALLOC };
+							    .type = ev.args[1], .alloc = ev.type == GT_EV_HEAP_OBJECT_ALLOC,
+							    .snap = ev.type == GT_EV_HEAP_OBJECT };
 			}
 			if (rc < 0)
 				die("bad event batch", c.at.err);
@@ -210,7 +214,11 @@ static void decide(uint64_t mean, struct tool_hmap *dropped, uint64_t *kept_allo
 		const struct gen *g = gen_of(e->gen);
 		uint64_t addr = g->min_addr + e->id * g->align;
 		bool keep;
-		if (e->alloc) {
+		if (e->snap) {
+			/* The snapshot restates what the library would have kept:
+			 * the live kept objects only. */
+			keep = tool_hmap_get(&live, addr) != NULL;
+		} else if (e->alloc) {
 			const struct tool_hmap_entry *t = e->type ? tool_hmap_get(&g->types, e->type) : NULL;
 			uint64_t size = t ? t->val : 0;
 			keep = uniform() < -expm1(-(double)size / (double)mean);

@@ -15,5 +15,6 @@
 #include "tools/heap_sample.c"
 #include "tools/heap_sites.c"
 #include "tools/pprof.c"
+#include "tools/progress.c"
 #include "tools/replay.c"
 #include "tools/site_pprof.c"

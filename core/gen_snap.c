@@ -1,0 +1,378 @@
+/* gen_snap.c — the live-heap snapshot (gen_snap.h). */
+#include "gen_snap.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "heap.h"
+#include "heapid.h"
+#include "heaplive.h"
+#include "heapset.h"
+#include "heapsite.h"
+#include "idmap.h"
+#include "region.h"
+#include "stacktab.h"
+#include "thread.h"
+#include "tracer.h"
+#include "typetab.h"
+
+#define BLOCK GT_GEN_BATCH_CAP
+
+/* The batches: blocks mapped once and reused, the first `used` of them
+ * holding pending_gen's snapshot (lens: their lengths). */
+static uint8_t **blocks;
+static size_t *lens;
+static size_t nblocks, capblocks, used;
+static uint64_t pending_gen; /* 0: none */
+
+/* The copy of the live table (one shard, or the sampled set). */
+static struct gt_heaplive_entry *ents;
+static uint64_t capents;
+
+/* (site, size) -> type id of the snapshot's generation: open addressing,
+ * entries of another stamp are empty. */
+struct type_slot {
+	uint64_t key; /* site << 32 | size */
+	uint64_t id;
+	uint64_t stamp;
+};
+static struct type_slot *types;
+static uint64_t types_mask, types_count, stamp;
+
+/* The type logs of the snapshot's types, one per generation parity
+ * (core/typetab.h): the flusher is their only writer. */
+static struct gt_typelog *logs[2];
+
+/* The generation before the snapshot's (written out, its stack table not
+ * emptied yet): stack id -> its entry and the site number it became. */
+struct prev_stack {
+	const struct gt_idmap_entry *e;
+	uint32_t site; /* GT_HEAPREF_SITE | number once converted; 0: not yet */
+};
+static struct prev_stack *prev;
+static uint64_t capprev, nprev;
+
+/* Object ids' region cache (core/heapid.h: only its heapid part is used). */
+static struct gt_side *side;
+
+static struct gt_gen_snap_stats last;
+
+struct writer {
+	struct gt_batch b;
+	int open;
+	uint64_t gen, ts;
+};
+
+static int need_blocks(size_t n)
+{
+	if (n > capblocks) {
+		size_t cap = capblocks ? capblocks * 2 : 64;
+		while (cap < n)
+			cap *= 2;
+		uint8_t **nb = gt_map(cap * sizeof *nb);
+		size_t *nl = gt_map(cap * sizeof *nl);
+		if (!nb || !nl) {
+			if (nb)
+				gt_unmap(nb, cap * sizeof *nb);
+			if (nl)
+				gt_unmap(nl, cap * sizeof *nl);
+			return -1;
+		}
+		if (blocks) {
+			memcpy(nb, blocks, nblocks * sizeof *nb);
+			memcpy(nl, lens, used * sizeof *nl);
+			gt_unmap(blocks, capblocks * sizeof *blocks);
+			gt_unmap(lens, capblocks * sizeof *lens);
+		}
+		blocks = nb;
+		lens = nl;
+		capblocks = cap;
+	}
+	while (nblocks < n) {
+		uint8_t *m = gt_map(BLOCK);
+		if (!m)
+			return -1;
+		blocks[nblocks++] = m;
+	}
+	return 0;
+}
+
+static void close_batch(struct writer *w)
+{
+	if (!w->open)
+		return;
+	lens[used - 1] = gt_batch_finish(&w->b);
+	w->open = 0;
+}
+
+static inline int room(struct writer *w)
+{
+	if (__builtin_expect(w->open && gt_batch_room(&w->b) >= GT_EVENT_MAX(2), 1))
+		return 0;
+	close_batch(w);
+	if (need_blocks(used + 1) != 0)
+		return -1;
+	gt_batch_begin(&w->b, blocks[used], BLOCK, w->gen, GT_SNAPSHOT_M, w->ts);
+	lens[used++] = 0;
+	w->open = 1;
+	return 0;
+}
+
+static int types_grow(void)
+{
+	uint64_t cap = types_mask ? (types_mask + 1) * 2 : 4096;
+	struct type_slot *ns = gt_map(cap * sizeof *ns);
+	if (!ns)
+		return -1;
+	for (uint64_t i = 0; types && i <= types_mask; i++) {
+		if (types[i].stamp != stamp)
+			continue;
+		uint64_t j = (types[i].key * 0x9e3779b97f4a7c15ull) >> 20 & (cap - 1);
+		while (ns[j].stamp == stamp)
+			j = (j + 1) & (cap - 1);
+		ns[j] = types[i];
+	}
+	if (types)
+		gt_unmap(types, (types_mask + 1) * sizeof *types);
+	types = ns;
+	types_mask = cap - 1;
+	return 0;
+}
+
+static void index_stack(void *ctx, const struct gt_idmap_entry *e)
+{
+	(void)ctx;
+	if (e->id < nprev)
+		prev[e->id] = (struct prev_stack){ e, 0 };
+}
+
+/* index_prev indexes generation gen's stack table by id. */
+static void index_prev(uint64_t gen)
+{
+	const struct gt_idmap *m = &gt.stacks[gen & 1].map;
+	nprev = 0;
+	uint64_t n = m->next_id;
+	if (n > capprev) {
+		uint64_t cap = capprev ? capprev : 1024;
+		while (cap < n)
+			cap *= 2;
+		struct prev_stack *p = gt_map(cap * sizeof *p);
+		if (!p)
+			return;
+		if (prev)
+			gt_unmap(prev, capprev * sizeof *prev);
+		prev = p;
+		capprev = cap;
+	}
+	memset(prev, 0, n * sizeof *prev);
+	nprev = n;
+	gt_idmap_each(m, index_stack, NULL);
+}
+
+/* fix_ref: a live object's stack ref (core/heapsite.h), under its table's
+ * lock: a stack of the generation before gen becomes a site; one of gen
+ * stays (gen's own table has it; the next snapshot converts it); any other
+ * is unknown. */
+static uint32_t fix_ref(void *ctx, uint32_t ref)
+{
+	uint64_t gen = *(const uint64_t *)ctx;
+	uint32_t g = ref >> GT_HEAPREF_GEN_SHIFT, id = ref & GT_HEAPREF_ID_MASK;
+	if (g == (gen & 3))
+		return ref;
+	if (g != ((gen - 1) & 3) || id >= nprev || !prev[id].e)
+		return 0;
+	struct prev_stack *p = &prev[id];
+	if (!p->site) {
+		uint32_t num = gt_heapsite_get((const uintptr_t *)p->e->key, p->e->len / sizeof(uintptr_t), p->e->hash);
+		p->site = num ? GT_HEAPREF_SITE | num : 0;
+	}
+	return p->site;
+}
+
+/* stack_of: the stack id in gen's table of a live object's (fixed) ref. */
+static uint64_t stack_of(uint32_t ref, uint64_t gen)
+{
+	if (!(ref & GT_HEAPREF_SITE))
+		return ref >> GT_HEAPREF_GEN_SHIFT == (gen & 3) ? ref & GT_HEAPREF_ID_MASK : 0;
+	struct gt_heapsite *s = gt_heapsite_at(ref & ~GT_HEAPREF_SITE);
+	if (!s)
+		return 0;
+	if (s->snap_gen != gen) {
+		s->snap_stack = gt_stacktab_put(&gt.stacks[gen & 1], s->hash, s->pcs, s->n);
+		s->snap_gen = gen;
+	}
+	return s->snap_stack;
+}
+
+/* type_of: the type of (size, ref) in gen's table. */
+static uint64_t type_of(uint32_t ref, uint32_t size, uint64_t gen)
+{
+	uint64_t key = (uint64_t)ref << 32 | size;
+	if (types_mask == 0 || (types_count + 1) * 2 > types_mask + 1) {
+		if (types_grow() != 0 && types_mask == 0)
+			return 0;
+	}
+	uint64_t i = (key * 0x9e3779b97f4a7c15ull) >> 20 & types_mask;
+	for (;; i = (i + 1) & types_mask) {
+		if (types[i].stamp != stamp)
+			break;
+		if (types[i].key == key)
+			return types[i].id;
+	}
+	if ((types_count + 1) >= types_mask)
+		return 0; /* full and could not grow: an unknown type */
+	uint64_t id = gt_typetab_add(&gt.types[gen & 1], &logs[gen & 1], gen, size, stack_of(ref, gen));
+	types[i] = (struct type_slot){ key, id, stamp };
+	types_count++;
+	return id;
+}
+
+static int need_ents(uint64_t n)
+{
+	if (n <= capents)
+		return 0;
+	uint64_t cap = capents ? capents : 4096;
+	while (cap < n)
+		cap *= 2;
+	struct gt_heaplive_entry *e = gt_map(cap * sizeof *e);
+	if (!e)
+		return -1;
+	if (ents)
+		gt_unmap(ents, capents * sizeof *ents);
+	ents = e;
+	capents = cap;
+	return 0;
+}
+
+/* copy: the live entries of shard i (every allocation recorded) or of the
+ * sampled set (i ignored); returns how many were copied to ents. */
+static uint64_t copy(unsigned i, uint64_t gen)
+{
+	for (int tries = 0; tries < 4; tries++) {
+		uint64_t n = gt_heap_mode == GT_HEAP_ALL ? gt_heaplive_copy(i, ents, capents, fix_ref, &gen)
+							 : gt_heapset_copy(ents, capents, fix_ref, &gen);
+		if (n <= capents)
+			return n;
+		if (need_ents(n + n / 4) != 0)
+			break;
+	}
+	return 0; /* out of memory, or growing faster than copied: left out */
+}
+
+/* emit writes HeapObject for ents[0..n); returns how many were written.
+ * Every event has the batch's base time (dt 0). */
+/* A small cache in front of type_of (the types table is larger than the L1
+ * cache; a snapshot meets few types): key + 1 (0: empty), type. */
+#define TCACHE 256
+static struct {
+	uint64_t key, type;
+} tcache[TCACHE];
+
+static uint64_t emit(struct writer *w, uint64_t n)
+{
+	uint64_t done = 0, last_key = UINT64_MAX, last_type = 0;
+	for (uint64_t k = 0; k < n; k++) {
+		const struct gt_heaplive_entry *e = &ents[k];
+		if (__builtin_expect(!w->open || gt_batch_room(&w->b) < GT_EVENT_MAX(2), 0) && room(w) != 0)
+			break;
+		uint64_t key = (uint64_t)e->ref << 32 | e->size;
+		if (key != last_key) { /* neighbours often share a type */
+			unsigned c = (unsigned)((key * 0x9e3779b97f4a7c15ull) >> 56) & (TCACHE - 1);
+			if (tcache[c].key == key + 1) {
+				last_type = tcache[c].type;
+			} else {
+				last_type = type_of(e->ref, e->size, w->gen);
+				tcache[c].key = key + 1;
+				tcache[c].type = last_type;
+			}
+			last_key = key;
+		}
+		uint8_t *p = w->b.mem + w->b.len, *start = p;
+		*p++ = GT_EV_HEAP_OBJECT;
+		*p++ = 0; /* dt */
+		p = gt_put_uvarint_p(p, gt_heap_id(side, e->key));
+		p = gt_put_uvarint_p(p, last_type);
+		w->b.len += (size_t)(p - start);
+		done++;
+	}
+	return done;
+}
+
+static uint64_t now_ns(clockid_t c)
+{
+	struct timespec t;
+	clock_gettime(c, &t);
+	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+void gt_gen_snap_take(uint64_t gen, uint64_t ts)
+{
+	pending_gen = 0;
+	used = 0;
+	if (!gt.malloc_events || (gt_heap_mode != GT_HEAP_ALL && gt_heap_mode != GT_HEAP_SAMPLE))
+		return;
+	uint64_t t0 = now_ns(CLOCK_MONOTONIC), c0 = now_ns(CLOCK_THREAD_CPUTIME_ID);
+	if (!side && !(side = gt_map(sizeof *side)))
+		return;
+	if (!capents && need_ents(4096) != 0)
+		return;
+	stamp++;
+	types_count = 0;
+	memset(tcache, 0, sizeof tcache); /* types of the generation before */
+	index_prev(gen - 1);
+	struct writer w = { .gen = gen, .ts = ts };
+	uint64_t objects = 0;
+	if (gt_heap_mode == GT_HEAP_ALL) {
+		for (unsigned i = 0; i < GT_HEAPLIVE_SHARDS; i++)
+			objects += emit(&w, copy(i, gen));
+	} else {
+		objects = emit(&w, copy(0, gen));
+	}
+	close_batch(&w);
+	if (used)
+		pending_gen = gen;
+	uint64_t bytes = 0;
+	for (size_t i = 0; i < used; i++)
+		bytes += lens[i];
+	last = (struct gt_gen_snap_stats){ gen, objects, now_ns(CLOCK_MONOTONIC) - t0,
+					   now_ns(CLOCK_THREAD_CPUTIME_ID) - c0, bytes };
+	/* The figures, in the generation's strings: what the snapshot cost
+	 * the flusher (make bench reads them; docs/heap.md). */
+	char s[128];
+	int n = snprintf(s, sizeof s, "gotrace.snapshot heap_objects=%llu ns=%llu cpu_ns=%llu bytes=%llu",
+			 (unsigned long long)objects, (unsigned long long)last.ns, (unsigned long long)last.cpu_ns,
+			 (unsigned long long)bytes);
+	if (objects && n > 0 && (size_t)n < sizeof s)
+		gt_strtab_put(&gt.strings[gen & 1], s, (size_t)n);
+}
+
+void gt_gen_snap_write(struct gt_gen_out *o, uint64_t gen)
+{
+	if (pending_gen != gen || !gen)
+		return;
+	for (size_t i = 0; i < used; i++)
+		gt_gen_out_add(o, blocks[i], lens[i]);
+}
+
+void gt_gen_snap_done(void)
+{
+	pending_gen = 0;
+	/* Blocks are kept for the next snapshot, but not many more than the
+	 * last one needed (a heap that shrank gives its memory back). */
+	while (nblocks > 2 * used + 16)
+		gt_unmap(blocks[--nblocks], BLOCK);
+	used = 0;
+}
+
+void gt_gen_snap_last(struct gt_gen_snap_stats *out)
+{
+	*out = last;
+}
+
+void gt_gen_snap_after_fork(void)
+{
+	pending_gen = 0;
+	used = 0;
+	logs[0] = logs[1] = NULL; /* the table forgot them (gt_typetab_forget) */
+}
