@@ -98,14 +98,7 @@ int tool_heap_pprof(const struct tool_heap *h, const char *name, struct tool_ppr
 		{ "inuse_objects", "count" },
 		{ "inuse_space", "bytes" },
 	};
-	int64_t inuse_space = 0;
-	for (int i = 0; i < 4; i++) {
-		int64_t type = tool_pprof_cstring(p, types[i][0]);
-		tool_pprof_sample_type(p, type, tool_pprof_cstring(p, types[i][1]));
-		if (i == 3)
-			inuse_space = type;
-	}
-	tool_pprof_default_sample_type(p, inuse_space);
+	tool_pprof_sample_types(p, types, 4, 3); /* default: inuse_space */
 	/* Go's heap profiles: period = the sampling rate in bytes (1: every allocation). */
 	uint64_t mean = h->sampled_gens ? h->sample_max : 0;
 	tool_pprof_period(p, tool_pprof_cstring(p, "space"), tool_pprof_cstring(p, "bytes"),

@@ -80,14 +80,7 @@ int tool_map_pprof(const struct tool_map *m, const struct tool_heap *h, const ch
 		{ "inuse_spans", "count" },
 		{ "inuse_space", "bytes" },
 	};
-	int64_t inuse_space = 0;
-	for (int i = 0; i < 4; i++) {
-		int64_t type = tool_pprof_cstring(p, types[i][0]);
-		tool_pprof_sample_type(p, type, tool_pprof_cstring(p, types[i][1]));
-		if (i == 3)
-			inuse_space = type;
-	}
-	tool_pprof_default_sample_type(p, inuse_space);
+	tool_pprof_sample_types(p, types, 4, 3); /* default: inuse_space */
 	tool_pprof_period(p, tool_pprof_cstring(p, "space"), tool_pprof_cstring(p, "bytes"), 1);
 	double d = h->duration * 1e9;
 	tool_pprof_time(p, 0, d > 0 && d < 9.2e18 ? (int64_t)d : 0);

@@ -195,6 +195,18 @@ void tool_pprof_sample_type(struct tool_pprof *p, int64_t type, int64_t unit)
 	value_type(p, PROFILE_SAMPLE_TYPE, type, unit);
 }
 
+void tool_pprof_sample_types(struct tool_pprof *p, const char *const types[][2], int n, int dflt)
+{
+	int64_t def = 0;
+	for (int i = 0; i < n; i++) {
+		int64_t type = tool_pprof_cstring(p, types[i][0]);
+		tool_pprof_sample_type(p, type, tool_pprof_cstring(p, types[i][1]));
+		if (i == dflt)
+			def = type;
+	}
+	tool_pprof_default_sample_type(p, def);
+}
+
 void tool_pprof_period(struct tool_pprof *p, int64_t type, int64_t unit, int64_t period)
 {
 	value_type(p, PROFILE_PERIOD_TYPE, type, unit);

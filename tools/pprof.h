@@ -88,6 +88,9 @@ void tool_pprof_sample_type(struct tool_pprof *p, int64_t type, int64_t unit);
 /* tool_pprof_period sets period_type and period. */
 void tool_pprof_period(struct tool_pprof *p, int64_t type, int64_t unit, int64_t period);
 void tool_pprof_default_sample_type(struct tool_pprof *p, int64_t type);
+/* tool_pprof_sample_types appends n sample types, each {name, unit}, and makes
+ * the one at index dflt the default. */
+void tool_pprof_sample_types(struct tool_pprof *p, const char *const types[][2], int n, int dflt);
 void tool_pprof_time(struct tool_pprof *p, int64_t time_nanos, int64_t duration_nanos);
 void tool_pprof_comment(struct tool_pprof *p, int64_t str);
 
