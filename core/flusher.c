@@ -59,12 +59,6 @@ static int private_table(int keep)
 	return 0;
 }
 
-int gt_flusher_is_self(void)
-{
-	int id = atomic_load(&tid);
-	return id != 0 && id == gt_gettid() && atomic_load(&ready) == 1;
-}
-
 static void *flusher_main(void *arg)
 {
 	(void)arg;
@@ -80,6 +74,7 @@ static void *flusher_main(void *arg)
 	 * in the program's table. */
 	gt_sys_set_name("gotrace-flush");
 	gt_sink_hold();
+	atomic_store(&gt_req.own_tid, gt_gettid());
 	atomic_store(&ready, 1);
 	gt_futex_wake(&ready, INT32_MAX);
 	gt_advance_warm(); /* the symbol table of the program's own code, now */
@@ -128,6 +123,7 @@ static void *flusher_main(void *arg)
 		gt_futex_wake(&final_done, INT32_MAX);
 	}
 	gt_sink_release();
+	atomic_store(&gt_req.own_tid, 0);
 	atomic_store(&tid, 0);
 	return NULL;
 }
@@ -228,6 +224,7 @@ void gt_flusher_forget_after_fork(void)
 	atomic_store(&gt_req.early, 0);
 	atomic_store(&final_done, 0);
 	atomic_store(&snapshots, 0);
+	atomic_store(&gt_req.own_tid, 0);
 	atomic_store(&tid, 0);
 	gt_inline_flusher(0, NULL);
 }

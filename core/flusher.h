@@ -42,9 +42,6 @@ void gt_flusher_final(int timeout_ms);
  * (gt_req.flusher, for the modules below: core/request.h). */
 int gt_flusher_running(void);
 
-/* gt_flusher_is_self: the calling thread is the flusher (its own
- * descriptor table: a file it opens is no descriptor of the program's). */
-int gt_flusher_is_self(void);
 
 /* gt_flusher_snapshot asks for a flight-recorder snapshot; safe in a
  * signal handler. */

@@ -106,7 +106,7 @@ static void close_batch(struct writer *w)
 	w->open = 0;
 }
 
-static inline int room(struct writer *w)
+static inline int writer_room(struct writer *w)
 {
 	if (__builtin_expect(w->open && gt_batch_room(&w->b) >= GT_EVENT_MAX(2), 1))
 		return 0;
@@ -274,7 +274,7 @@ static uint64_t emit(struct writer *w, uint64_t n)
 	uint64_t done = 0, last_key = UINT64_MAX, last_type = 0;
 	for (uint64_t k = 0; k < n; k++) {
 		const struct gt_heaplive_entry *e = &ents[k];
-		if (__builtin_expect(!w->open || gt_batch_room(&w->b) < GT_EVENT_MAX(2), 0) && room(w) != 0)
+		if (__builtin_expect(!w->open || gt_batch_room(&w->b) < GT_EVENT_MAX(2), 0) && writer_room(w) != 0)
 			break;
 		uint64_t key = (uint64_t)e->ref << 32 | e->size;
 		if (key != last_key) { /* neighbours often share a type */

@@ -7,11 +7,11 @@
 #include <string.h>
 
 #include "clock.h"
-#include "flusher.h"
 #include "lock.h"
 #include "ownmaps.h"
 #include "region.h"
-#include "spans.h"
+#include "request.h"
+#include "spantab.h"
 #include "spansite.h"
 #include "sys.h"
 #include "thread.h"
@@ -126,7 +126,7 @@ static void parse_line(struct ranges *r, const char *p, const char *end)
  * see it or close it. -1 when not read. */
 static int read_map(struct ranges *r)
 {
-	int own = gt_flusher_is_self();
+	int own = gt_on_flusher();
 	if (!own) {
 		gt_lock(&gt.reg_lock);
 		unsigned n = gt.nthreads;

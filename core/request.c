@@ -20,3 +20,9 @@ void gt_request_early(void)
 	if (!atomic_load(&gt_req.inline_off))
 		atomic_store(&gt_inline_due, 0); /* no flusher: the next event switches */
 }
+
+int gt_on_flusher(void)
+{
+	int id = atomic_load(&gt_req.own_tid);
+	return id != 0 && id == gt_gettid();
+}

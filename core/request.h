@@ -12,7 +12,10 @@
  *  - while no flusher serves, a request sets gt_inline_due to 0, so the
  *    next event a program thread writes ends the generation.
  * The two "a flusher is there" words are the writers' own, published here:
- * the flusher sets gt_req.flusher, the inline switch gt_req.inline_off. */
+ * the flusher sets gt_req.flusher, the inline switch gt_req.inline_off.
+ * The flusher also publishes its thread id once its own descriptor table is
+ * set up (gt_req.own_tid), for the modules below that open files only where
+ * the program cannot see them (core/gen_spans.c: gt_on_flusher). */
 #ifndef GT_REQUEST_H
 #define GT_REQUEST_H
 
@@ -26,6 +29,8 @@ struct gt_requests {
 				   it is poked, and back-pressure waits for it */
 	_Atomic int inline_off; /* a flusher has taken the program threads' switches over
 				   (gt_inline_flusher): requests leave gt_inline_due alone */
+	_Atomic int own_tid;    /* the flusher's thread id while it runs with its own
+				   descriptor table, else 0 */
 };
 
 extern struct gt_requests gt_req;
@@ -39,6 +44,10 @@ extern _Atomic uint64_t gt_inline_due;
  * gt.gen_full_chunks full chunks already, or threads wait for room). Cheap;
  * any thread, any context. */
 void gt_request_early(void);
+
+/* gt_on_flusher: the calling thread is the flusher, with its own
+ * descriptor table (a file it opens is no descriptor of the program's). */
+int gt_on_flusher(void);
 
 /* gt_request_poke wakes the flusher (if it sleeps) to look at its flags. */
 void gt_request_poke(void);

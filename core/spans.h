@@ -21,17 +21,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "spantab.h"
 #include "thread.h"
-
-/* A span of the table. site: a stack id of generation site_gen (0: none);
- * site_ref: the same stack kept for any generation (core/spansite.h). */
-struct gt_span {
-	uintptr_t base, len;
-	uint8_t cls;      /* enum gt_span_class */
-	uint32_t site;
-	uint32_t site_ref;
-	uint64_t site_gen;
-};
 
 /* gt_spans_on: spans are recorded (heap recording on, tracing on). */
 int gt_spans_on(void);
@@ -58,25 +49,18 @@ void gt_span_unmapping(struct gt_thread *t, uintptr_t base, size_t len);
 void gt_span_reserved(uintptr_t base, size_t len);
 void gt_span_protecting(struct gt_thread *t, uintptr_t base, size_t len, int none, unsigned cls, uintptr_t site,
 			uintptr_t ra, uintptr_t cfa);
-int gt_span_reserved_maybe(uintptr_t base, size_t len);
 
 /* The brk heap ([heap], class GT_SPAN_BRK): one span from the initial
- * break, whose id the snapshots use too. gt_span_brk_start notes the
- * initial break (the first snapshot's [heap], or the break then);
+ * break, whose id the snapshots use too (core/spantab.h: gt_span_brk_start);
  * gt_span_brk_moved writes SpanFree + SpanAlloc of the heap's new extent
  * after the program's own sbrk/brk moved the break from old_end to new_end
  * (glibc's malloc moves it with its own calls: the snapshots state those). */
-void gt_span_brk_start(uintptr_t start);
 void gt_span_brk_moved(struct gt_thread *t, uintptr_t old_end, uintptr_t new_end, uintptr_t site, uintptr_t ra,
 		       uintptr_t cfa);
 
 /* gt_span_class_at: the class of the known span holding [base, base+len)
  * whole, or -1 (used by mremap: the moved span keeps its class). */
 int gt_span_class_at(uintptr_t base, size_t len);
-
-/* gt_span_maybe: a cheap unlocked test; 0 when no known span can meet
- * [base, base+len) (the table's bounds). */
-int gt_span_maybe(uintptr_t base, size_t len);
 
 /* Thread stacks (GoroutineStackAlloc/Free + a span of class
  * GT_SPAN_STACK): gt_span_thread_stack notes the calling thread's stack
@@ -89,25 +73,5 @@ int gt_span_maybe(uintptr_t base, size_t len);
 uint32_t gt_span_site_here(struct gt_thread *t, uintptr_t site);
 void gt_span_thread_stack(struct gt_thread *t, uintptr_t base, size_t len, uint32_t site_ref);
 void gt_span_thread_stack_end(struct gt_thread *t);
-
-/* The order of a GoroutineStack of len bytes: the bit length of len rounded
- * up to a power of two (Go's runtime: sys.Len64 of the size). */
-static inline uint64_t gt_span_stack_order(uint64_t len)
-{
-	if (len <= 1)
-		return len;
-	return 64 - (uint64_t)__builtin_clzll(len - 1) + 1;
-}
-
-/* For core/gen_spans.c, under the table's lock: gt_spans_lock/unlock,
- * gt_spans_each (in address order; fn returns nonzero to drop the span
- * from the table, e.g. gone from the process's map), gt_spans_set_main
- * (main's [stack] as the table's stack span of the main thread). */
-void gt_spans_lock(void);
-void gt_spans_unlock(void);
-void gt_spans_each(int (*fn)(void *ctx, struct gt_span *s), void *ctx);
-
-/* gt_spans_after_fork: the child's lock, free (fork handler). */
-void gt_spans_after_fork(void);
 
 #endif
