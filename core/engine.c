@@ -51,6 +51,7 @@ static void thread_exit(void *v)
 	if (!t->registered || t->state == GT_T_DEAD)
 		return;
 	gt_heap_thread_end(t);
+	gt_thread_end_call(t); /* a cancelled call's wait, before any event of the end */
 	t->inside++;
 	gt_span_thread_stack_end(t); /* its stack's GoroutineStackFree and SpanFree */
 	t->inside--;

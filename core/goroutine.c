@@ -84,7 +84,7 @@ out:
 	t->inside--;
 }
 
-void gt_thread_end(struct gt_thread *t)
+void gt_thread_end_call(struct gt_thread *t)
 {
 	int saved = errno;
 	/* Cancelled (or ended from a signal handler) inside a call that may
@@ -93,6 +93,13 @@ void gt_thread_end(struct gt_thread *t)
 	 * what gt_call_begin raised. */
 	if (atomic_load_explicit(&t->call_t0, memory_order_acquire) != 0 && t->quiet > 0)
 		gt_call_end(t);
+	errno = saved;
+}
+
+void gt_thread_end(struct gt_thread *t)
+{
+	int saved = errno;
+	gt_thread_end_call(t);
 	t->inside++;
 	gt_call_cancelled(t);
 	if (t->state == GT_T_NONE || t->state == GT_T_DEAD || !t->registered)

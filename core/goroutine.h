@@ -29,6 +29,10 @@ void gt_thread_begin(struct gt_thread *t, uint64_t g, uintptr_t start_pc, uint64
 /* gt_thread_end: the thread is exiting: GoDestroy + ProcStop, then it is
  * never traced again. */
 void gt_thread_end(struct gt_thread *t);
+/* gt_thread_end_call: the exiting thread's call pending in the kernel (a
+ * thread cancelled inside read) ends now, as its return would have ended it;
+ * first of the thread's last events (gt_thread_end calls it too). */
+void gt_thread_end_call(struct gt_thread *t);
 
 /* gt_main_begin: announces the main thread (the constructor's thread) as
  * goroutine 1 in the first generation, running since ts. */
