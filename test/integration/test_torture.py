@@ -576,7 +576,11 @@ class TraceFileGoneTest(_TortureCase):
         self.assertIn("No space left", lines[0], traced.describe())
         with open(trace, "rb") as f:
             data = f.read()
-        self.assertGreater(len(data), (size_kib - 8) * 1024, "the disk did not fill up: %d bytes" % len(data))
+        # Filled up: what is kept is all but the generation the disk cut
+        # short, which was truncated away; a generation here is a few KiB
+        # plus its restatement of live memory (spans, heap objects), so
+        # up to a quarter of the file system may be that lost tail.
+        self.assertGreater(len(data), size_kib * 1024 * 3 // 4, "the disk did not fill up: %d bytes" % len(data))
         # The generation the disk cut short was truncated away again: the
         # whole file is what a user opens, and both parsers accept all of it.
         whole_copy = self.path("full.whole.trace")      # off the full file system
