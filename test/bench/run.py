@@ -149,6 +149,7 @@ def main():
     if not os.access(GO, os.X_OK):
         raise Failed(f"{GO} not found (make deps installs it; or set GO=/path/to/go)")
     os.makedirs(report.RESULTS, exist_ok=True)
+    os.makedirs(OUT, exist_ok=True)  # every section builds and writes here
     chosen = pick(args.only)
     peer_keys = {p.strip() for p in args.peers.split(",") if p.strip()}
     unknown = peer_keys - set(peers.PEERS)
