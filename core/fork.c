@@ -19,7 +19,7 @@
 #include "gen_snap.h"
 #include "ownheap.h"
 #include "spans.h"
-#include "spansite.h"
+#include "heapsite.h"
 #include "thread.h"
 #include "tracer.h"
 
@@ -44,14 +44,14 @@ static void prepare(void)
 	gt_thread_side_pool_lock();
 	each_table_lock(gt_lock);
 	gt_spans_lock();
-	gt_spansite_lock();
+	gt_heapsite_lock();
 	gt_own_fork_prepare(); /* last: holders of the others allocate */
 }
 
 static void parent(void)
 {
 	gt_own_fork_parent();
-	gt_spansite_unlock();
+	gt_heapsite_unlock();
 	gt_spans_unlock();
 	each_table_lock(gt_unlock);
 	gt_thread_side_pool_unlock();
@@ -68,7 +68,7 @@ static void child(void)
 	gt_own_fork_child();
 	each_table_lock(gt_lock_reset);
 	gt_spans_after_fork();
-	gt_spansite_after_fork();
+	gt_heapsite_after_fork();
 	/* The type logs of the parent's other threads would never be
 	 * released; the forking thread's own side state is dropped too. */
 	for (int i = 0; i < 2; i++)

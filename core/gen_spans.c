@@ -12,7 +12,7 @@
 #include "region.h"
 #include "request.h"
 #include "spantab.h"
-#include "spansite.h"
+#include "heapsite.h"
 #include "sys.h"
 #include "thread.h"
 #include "tracer.h"
@@ -316,7 +316,7 @@ static int merge_span(void *ctx, struct gt_span *s)
 	if (k == m->r->n || m->r->v[k].lo >= end)
 		return 1; /* gone */
 	flush_until(m, s->base > m->cur ? s->base : m->cur);
-	w_span(m->w, s->base, end, s->cls, gt_spansite_id(s->site_ref, m->w->gen));
+	w_span(m->w, s->base, end, s->cls, gt_heapsite_stack_id(s->site_ref, m->w->gen));
 	if (m->cur < end)
 		m->cur = end;
 	return 0;

@@ -9,7 +9,7 @@
  * generation granularity; classes come from the table of mappings seen
  * made (core/spans.h), else GT_SPAN_UNSEEN, GT_SPAN_BRK ([heap]) or
  * GT_SPAN_STACK ([stack]); a known span's site is put in the generation's
- * stack table again (core/spansite.h), the others' is 0. Taken when a generation starts (the
+ * stack table again (core/heapsite.h), the others' is 0. Taken when a generation starts (the
  * switch, core/advance.c, with gt.advance_lock held; and the first
  * generation at the engine's start), kept, and written with the
  * generation's other batches when it closes. Only on the flusher (its own

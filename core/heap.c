@@ -465,7 +465,6 @@ static void fork_child(void)
 	gt_heapset_child();
 	if (gt_heap_mode == GT_HEAP_ALL)
 		gt_heaplive_child();
-	gt_heapsite_after_fork();
 	gt_heapid_after_fork();
 	atomic_store_explicit(&live_bytes, 0, memory_order_relaxed);
 	atomic_store_explicit(&metric_ts, 0, memory_order_relaxed);

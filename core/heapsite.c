@@ -6,12 +6,14 @@
 
 #include "lock.h"
 #include "region.h"
+#include "stacktab.h"
+#include "tracer.h"
 
 /* The hash table: record pointers (NULL: empty), open addressing, doubled
  * when half full, so its memory follows the number of sites; the number ->
  * record directory: pages of PAGE records, mapped when first needed. Records
- * never move. Only the thread that takes snapshots (under gt.advance_lock)
- * uses the table; the lock only orders it against fork. */
+ * never move. count is stored (release) after the record it counts is
+ * complete, so gt_heapsite_at needs no lock. */
 #define FIRST_SLOTS 1024
 #define MAX_SITES (1u << 20)
 #define PAGE 4096
@@ -80,7 +82,7 @@ static uint32_t get(const uintptr_t *pcs, unsigned n, uint64_t hash)
 	memcpy(s->pcs, pcs, n * sizeof *pcs);
 	pg[num % PAGE] = s;
 	slots[i] = s;
-	count = num;
+	__atomic_store_n(&count, num, __ATOMIC_RELEASE);
 	return num;
 }
 
@@ -98,7 +100,7 @@ uint32_t gt_heapsite_get(const uintptr_t *pcs, unsigned n, uint64_t hash)
 
 struct gt_heapsite *gt_heapsite_at(uint32_t num)
 {
-	if (num == 0 || num > count)
+	if (num == 0 || num > __atomic_load_n(&count, __ATOMIC_ACQUIRE))
 		return NULL;
 	struct gt_heapsite **pg = pages[num / PAGE];
 	return pg ? pg[num % PAGE] : NULL;
@@ -106,10 +108,20 @@ struct gt_heapsite *gt_heapsite_at(uint32_t num)
 
 uint32_t gt_heapsite_count(void)
 {
-	return count;
+	return __atomic_load_n(&count, __ATOMIC_ACQUIRE);
 }
 
-void gt_heapsite_after_fork(void)
+uint64_t gt_heapsite_stack_id(uint32_t num, uint64_t gen)
 {
-	gt_lock_reset(&lock);
+	const struct gt_heapsite *s = gt_heapsite_at(num);
+	if (!s)
+		return 0;
+	int saved = errno;
+	uint64_t id = gt_stacktab_put(&gt.stacks[gen & 1], s->hash, s->pcs, s->n);
+	errno = saved;
+	return id;
 }
+
+void gt_heapsite_lock(void) { gt_lock(&lock); }
+void gt_heapsite_unlock(void) { gt_unlock(&lock); }
+void gt_heapsite_after_fork(void) { gt_lock_reset(&lock); }

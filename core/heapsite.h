@@ -1,5 +1,8 @@
-/* heapsite.h — allocation sites that outlive generations (docs/heap.md,
- * "The live-heap snapshot").
+/* heapsite.h — stacks that outlive generations: allocation sites of live
+ * objects (docs/heap.md, "The live-heap snapshot") and the sites of
+ * mappings (core/spans.h: a span keeps its site in every generation, so
+ * the snapshots and the pieces a cut leaves state it in their own
+ * generation's stack table).
  *
  * A recorded object's type names its allocation stack by an id of one
  * generation's stack table, and those tables are emptied every other
@@ -11,13 +14,18 @@
  * its generation's table (nothing more on the hot path), until the
  * flusher's next snapshot, which — before that generation's table is
  * emptied — turns it into a site number of this table, which keeps the
- * frames for the life of the process. Only the flusher adds sites.
+ * frames for the life of the process. A mapping call's stack is kept at
+ * once, by the mapping thread (core/spans.c).
  *
- * Site numbers are dense (1, 2, ...; 0 = unknown) and never reused. Only
- * the thread taking snapshots (under gt.advance_lock) looks sites up and
- * adds them: open addressing over record pointers, grown as sites come.
- * Records live in mmap'd memory and never move. The snapshot caches in
- * each record the stack id it has in the generation being snapshotted. */
+ * Site numbers are dense (1, 2, ...; 0 = unknown) and never reused. One
+ * lock, held for a lookup only (any thread; a thread inside the tracer
+ * already never comes here again from a signal handler): open addressing
+ * over record pointers, grown as sites come. Records live in memory mapped
+ * straight from the kernel (the mapping calls come from inside the
+ * program's allocator) and never move; a record is complete before its
+ * number is counted, so gt_heapsite_at reads without the lock. The
+ * snapshot (only it) caches in each record the stack id it has in the
+ * generation being snapshotted. */
 #ifndef GT_HEAPSITE_H
 #define GT_HEAPSITE_H
 
@@ -48,8 +56,7 @@ struct gt_heapsite {
 
 /* gt_heapsite_get returns the number of pcs[0..n) (hash: gt_hash_words of
  * them), adding it when new; 0 when out of memory, the table is full or
- * n == 0. pre: gt.advance_lock held (or a test's only thread). Preserves
- * errno. */
+ * n == 0. Any thread; preserves errno. */
 uint32_t gt_heapsite_get(const uintptr_t *pcs, unsigned n, uint64_t hash);
 
 /* gt_heapsite_at returns the record of site number num, or NULL. */
@@ -58,7 +65,15 @@ struct gt_heapsite *gt_heapsite_at(uint32_t num);
 /* gt_heapsite_count: sites numbered so far. */
 uint32_t gt_heapsite_count(void);
 
-/* gt_heapsite_after_fork: the child forgets a holder of the lock. */
+/* gt_heapsite_stack_id returns the stack id of site num in generation gen's
+ * stack table (putting it there), 0 for none. In a write section of gen,
+ * or on the switch's thread for the generation it starts. */
+uint64_t gt_heapsite_stack_id(uint32_t num, uint64_t gen);
+
+/* Fork handlers (core/fork.c): the lock held across fork; the child's,
+ * free. */
+void gt_heapsite_lock(void);
+void gt_heapsite_unlock(void);
 void gt_heapsite_after_fork(void);
 
 #endif

@@ -11,7 +11,7 @@
 #include "section.h"
 #include "spantab.h"
 #include "hash.h"
-#include "spansite.h"
+#include "heapsite.h"
 #include "stack.h"
 #include "tracer.h"
 
@@ -43,7 +43,7 @@ static void unreserve(uintptr_t lo, uintptr_t hi)
  * gen. */
 static uint64_t kindclass(const struct gt_span *s, uint64_t gen)
 {
-	uint64_t site = s->site_gen == gen ? s->site : gt_spansite_id(s->site_ref, gen);
+	uint64_t site = s->site_gen == gen ? s->site : gt_heapsite_stack_id(s->site_ref, gen);
 	return GT_SPAN_KINDCLASS(site <= UINT32_MAX ? site : 0, s->cls);
 }
 
@@ -120,9 +120,9 @@ static void add(struct gt_thread *t, uintptr_t base, size_t len, unsigned cls, s
 			memcpy(st->pcs + 1, st->memo->ip, st->memo->n * sizeof *st->memo->ip);
 			st->n = 1 + st->memo->n;
 		}
-		sp.site_ref = gt_spansite_keep(st->pcs, st->n, gt_hash_words(st->pcs, st->n));
+		sp.site_ref = gt_heapsite_get(st->pcs, st->n, gt_hash_words(st->pcs, st->n));
 	} else if (ref) {
-		uint64_t id = gt_spansite_id(ref, s.gen);
+		uint64_t id = gt_heapsite_stack_id(ref, s.gen);
 		sp.site = id <= UINT32_MAX ? (uint32_t)id : 0;
 		sp.site_ref = ref;
 	}
@@ -160,7 +160,7 @@ uint32_t gt_span_site_here(struct gt_thread *t, uintptr_t site)
 	struct gt_side *side = gt_thread_side(t);
 	if (side) {
 		unsigned n = gt_stack_capture(side->pcs, site);
-		ref = gt_spansite_keep(side->pcs, n, gt_hash_words(side->pcs, n));
+		ref = gt_heapsite_get(side->pcs, n, gt_hash_words(side->pcs, n));
 	}
 	t->inside--;
 	return ref;

@@ -68,7 +68,7 @@ int gt_span_class_at(uintptr_t base, size_t len);
  * site_ref (0: none); gt_span_thread_stack_end writes their ends (the
  * thread is ending). Both in the thread's batch. gt_span_site_here keeps
  * the calling thread's stack at the interposed function site (GT_SITE) and
- * returns its reference (core/spansite.h): pthread_create's, for the new
+ * returns its reference (core/heapsite.h): pthread_create's, for the new
  * thread's stack span. */
 uint32_t gt_span_site_here(struct gt_thread *t, uintptr_t site);
 void gt_span_thread_stack(struct gt_thread *t, uintptr_t base, size_t len, uint32_t site_ref);

@@ -26,16 +26,6 @@ void gt_spans_after_fork(void)
 	gt_lock_reset(&gt_spantab_res.lock);
 }
 
-int gt_span_maybe(uintptr_t base, size_t len)
-{
-	return gt_spantab_maybe(&gt_spantab_spans, base, len) || gt_spantab_maybe(&gt_spantab_res, base, len);
-}
-
-int gt_span_reserved_maybe(uintptr_t base, size_t len)
-{
-	return gt_spantab_maybe(&gt_spantab_res, base, len);
-}
-
 /* first_after: the index of the first range of t ending above a. */
 size_t gt_spantab_first_after(struct gt_spantab *t, uintptr_t a)
 {

@@ -25,7 +25,7 @@
 #include "lock.h"
 
 /* A span of the table. site: a stack id of generation site_gen (0: none);
- * site_ref: the same stack kept for any generation (core/spansite.h). */
+ * site_ref: the same stack kept for any generation (core/heapsite.h). */
 struct gt_span {
 	uintptr_t base, len;
 	uint8_t cls;      /* enum gt_span_class */
@@ -40,7 +40,8 @@ struct gt_spantab {
 	size_t n, cap;
 	_Atomic uintptr_t lo, hi;
 };
-extern struct gt_spantab gt_spantab_spans, gt_spantab_res;
+extern struct gt_spantab gt_spantab_spans __attribute__((visibility("hidden"))),
+	gt_spantab_res __attribute__((visibility("hidden")));
 
 static inline int gt_spantab_maybe(struct gt_spantab *t, uintptr_t base, size_t len)
 {
@@ -66,8 +67,15 @@ int gt_spantab_cut_one(struct gt_spantab *t, uintptr_t lo, uintptr_t hi, struct 
 /* gt_span_maybe: a cheap unlocked test; 0 when no known span or
  * reservation can meet [base, base+len) (the tables' bounds).
  * gt_span_reserved_maybe: the same for reservations (mprotect's test). */
-int gt_span_maybe(uintptr_t base, size_t len);
-int gt_span_reserved_maybe(uintptr_t base, size_t len);
+static inline int gt_span_maybe(uintptr_t base, size_t len)
+{
+	return gt_spantab_maybe(&gt_spantab_spans, base, len) || gt_spantab_maybe(&gt_spantab_res, base, len);
+}
+
+static inline int gt_span_reserved_maybe(uintptr_t base, size_t len)
+{
+	return gt_spantab_maybe(&gt_spantab_res, base, len);
+}
 
 /* For core/gen_spans.c, under the table's lock: gt_spans_lock/unlock,
  * gt_spans_each (in address order; fn returns nonzero to drop the span
