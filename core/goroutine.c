@@ -7,6 +7,8 @@
 #include "block.h"
 #include "callwait.h"
 #include "event.h"
+#include "hash.h"
+#include "heapsite.h"
 #include "identity.h"
 
 uint64_t gt_new_goroutine(void)
@@ -14,11 +16,14 @@ uint64_t gt_new_goroutine(void)
 	return atomic_fetch_add(&gt.next_g, 1);
 }
 
-uint64_t gt_create(struct gt_thread *t, uint64_t new_g, uintptr_t start_pc, uintptr_t site, uint64_t at)
+uint64_t gt_create(struct gt_thread *t, uint64_t new_g, uintptr_t start_pc, uintptr_t site, uint64_t at,
+		   uint32_t *kept)
 {
 	int saved = errno;
 	uint64_t gen = 0;
 	struct gt_event e;
+	if (kept)
+		*kept = 0;
 	if (!gt_event_begin(&e, t, site, GT_EVENT_SCRATCH, at))
 		goto out;
 	gt_section_label(&e.s, e.ts);
@@ -26,6 +31,8 @@ uint64_t gt_create(struct gt_thread *t, uint64_t new_g, uintptr_t start_pc, uint
 	ev3(e.s.b, GT_EV_GO_CREATE, e.ts, new_g, new_stk, gt_event_stack(&e));
 	gen = e.s.gen;
 	section_close(&e.s);
+	if (kept && *e.n) /* the scratch stack is still there: outside the section */
+		*kept = gt_heapsite_get(e.pcs, *e.n, gt_hash_words(e.pcs, *e.n));
 out:
 	t->inside--;
 	errno = saved;

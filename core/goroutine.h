@@ -13,8 +13,11 @@
  * writes GoCreate at time at (read before the real creation, so the new
  * thread's first GoStart may go back to its very beginning; 0 = now) and
  * returns the generation it went into (0: not written, the new thread will
- * announce itself). */
-uint64_t gt_create(struct gt_thread *t, uint64_t new_g, uintptr_t start_pc, uintptr_t site, uint64_t at);
+ * announce itself). kept, if not NULL, gets the GoCreate's stack kept for
+ * the life of the process (core/heapsite.h: the new thread's stack span
+ * names it), 0 when none: the stack taken once serves both. */
+uint64_t gt_create(struct gt_thread *t, uint64_t new_g, uintptr_t start_pc, uintptr_t site, uint64_t at,
+		   uint32_t *kept);
 
 /* gt_new_goroutine reserves a goroutine id. */
 uint64_t gt_new_goroutine(void);

@@ -153,19 +153,6 @@ void gt_span_mapped(struct gt_thread *t, uintptr_t base, size_t len, unsigned cl
 	add(t, base, hi - base, cls, &st, 0, 0);
 }
 
-uint32_t gt_span_site_here(struct gt_thread *t, uintptr_t site)
-{
-	t->inside++;
-	uint32_t ref = 0;
-	struct gt_side *side = gt_thread_side(t);
-	if (side) {
-		unsigned n = gt_stack_capture(side->pcs, site);
-		ref = gt_heapsite_get(side->pcs, n, gt_hash_words(side->pcs, n));
-	}
-	t->inside--;
-	return ref;
-}
-
 void gt_span_thread_stack(struct gt_thread *t, uintptr_t base, size_t len, uint32_t site_ref)
 {
 	struct gt_side *side = gt_thread_side(t);

@@ -66,11 +66,8 @@ int gt_span_class_at(uintptr_t base, size_t len);
  * GT_SPAN_STACK): gt_span_thread_stack notes the calling thread's stack
  * [base, base+len) and writes its events, the span's site the kept stack
  * site_ref (0: none); gt_span_thread_stack_end writes their ends (the
- * thread is ending). Both in the thread's batch. gt_span_site_here keeps
- * the calling thread's stack at the interposed function site (GT_SITE) and
- * returns its reference (core/heapsite.h): pthread_create's, for the new
- * thread's stack span. */
-uint32_t gt_span_site_here(struct gt_thread *t, uintptr_t site);
+ * thread is ending). Both in the thread's batch. The site of a thread's
+ * stack is its pthread_create's stack, kept by gt_create (core/goroutine.h). */
 void gt_span_thread_stack(struct gt_thread *t, uintptr_t base, size_t len, uint32_t site_ref);
 void gt_span_thread_stack_end(struct gt_thread *t);
 

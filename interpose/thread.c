@@ -173,9 +173,9 @@ GT_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*
 		t->inside--;
 		return r;
 	}
-	uint64_t gen = gt_create(t, st->g, st->start_pc, GT_SITE(pthread_create), st->created);
+	uint64_t gen = gt_create(t, st->g, st->start_pc, GT_SITE(pthread_create), st->created,
+				 gt_spans_on() ? &st->site_ref : NULL);
 	st->gen = gen;
-	st->site_ref = gt_spans_on() ? gt_span_site_here(t, GT_SITE(pthread_create)) : 0;
 	atomic_store_explicit(&st->ready, gen ? 1 : 2, memory_order_release);
 	return 0;
 }

@@ -134,7 +134,7 @@ __attribute__((noinline)) uint64_t ex_create(pthread_t *th, void *(*fn)(void *),
 	pthread_sigmask(SIG_SETMASK, &st->mask, NULL);
 	cr_assert_eq(r, 0);
 	uint64_t g = st->g;
-	uint64_t gen = gt_create(t, g, (uintptr_t)fn, EX_SITE(ex_create), st->created);
+	uint64_t gen = gt_create(t, g, (uintptr_t)fn, EX_SITE(ex_create), st->created, NULL);
 	st->gen = gen;
 	atomic_store_explicit(&st->ready, gen ? 1 : 2, memory_order_release);
 	return g;
