@@ -3,9 +3,17 @@
  *
  * Invariant: every descriptor opened here is closed before the function
  * that opened it returns, whatever happens; what outlives the call is a
- * private read-only mapping, which the symbolizer unmaps when libdwfl drops
- * the module. Otherwise a program that lists, closes or dup2s onto its
- * descriptors would meet ours. */
+ * private copy-on-write mapping, which the symbolizer unmaps when libdwfl
+ * drops the module. Otherwise a program that lists, closes or dup2s onto
+ * its descriptors would meet ours.
+ *
+ * Invariant: the mapping is writable (PROT_WRITE, MAP_PRIVATE). elf_memory
+ * treats its image as its own (ELF_C_READ_MMAP_PRIVATE) and libdw writes
+ * into it: decompressing an SHF_COMPRESSED debug section rewrites that
+ * section's header in place. Over a read-only mapping that write is a
+ * SIGSEGV in the program (seen with libc6-dbg's compressed debug file, the
+ * first time a PC needed its DWARF CFI). The pages written are copied for
+ * this process only; the file is never changed. */
 #include "symfile.h"
 #include "mem.h"
 #include "owntable.h"
@@ -38,9 +46,7 @@ void gt_symmap_release(struct gt_symmap *m)
 	m->len = 0;
 }
 
-/* map_file maps path read-only and closes it again. Direct system calls:
- * open/close are interposed by the tracer's own wrappers. O_NONBLOCK: a
- * FIFO at a module's path must not block the open. */
+/* map_now's arguments and result, for a run in a table of the tracer's. */
 struct map_job {
 	const char *path;
 	struct gt_symmap *m;
@@ -58,7 +64,8 @@ static int map_now(void *arg)
 	void *p = MAP_FAILED;
 	if (gt_sys_call(SYS_fstat, fd, j->st) == 0 && S_ISREG(j->st->st_mode) &&
 	    j->st->st_size >= EI_NIDENT && (size_t)j->st->st_size < FILE_MAX)
-		p = (void *)gt_sys_call(SYS_mmap, NULL, (size_t)j->st->st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+		p = (void *)gt_sys_call(SYS_mmap, NULL, (size_t)j->st->st_size,
+					    PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
 	gt_sys_call(SYS_close, fd);
 	if (p == MAP_FAILED || (uintptr_t)p > (uintptr_t)-4096)
 		return 1;
@@ -67,7 +74,7 @@ static int map_now(void *arg)
 	return 0;
 }
 
-/* map_file maps path read-only and closes it again. Direct system calls:
+/* map_file maps path (private, copy-on-write) and closes it again. Direct system calls:
  * open/close are interposed by the tracer's own wrappers. O_NONBLOCK: a
  * FIFO at a module's path must not block the open. A program whose table
  * is full gets the file mapped by a task of the tracer's (core/owntable.h):

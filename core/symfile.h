@@ -2,8 +2,9 @@
  * module, for the symbolizer (core/symbols.c).
  *
  * Nothing here keeps a descriptor: every file is opened (O_CLOEXEC,
- * O_NONBLOCK), fstat'ed, mmap'ed read-only (MAP_PRIVATE) and closed before
- * the call returns, and the Elf handed back is elf_memory() over the
+ * O_NONBLOCK), fstat'ed, mmap'ed copy-on-write (PROT_READ | PROT_WRITE,
+ * MAP_PRIVATE: libdw writes into the image) and closed before the call
+ * returns, and the Elf handed back is elf_memory() over the
  * mapping. Only direct system calls are used for files (no stdio, no
  * interposed libc wrapper), so the functions may run on the program's own
  * thread. A mapping costs resident memory only for the pages libelf/libdw

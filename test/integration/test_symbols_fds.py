@@ -3,7 +3,9 @@ threads make many distinct stacks (through libc, two dlopen'ed libraries and
 its own code) finds only its own descriptors at the end of main, as an
 untraced run does; and its stacks still carry names, inlined frames and
 file:line, also when the libraries' DWARF lives in separate debug files that
-share a dwz common file (.gnu_debugaltlink, as Debian's -dbgsym packages)."""
+share a dwz common file (.gnu_debugaltlink, as Debian's -dbgsym packages),
+and when that DWARF is compressed (SHF_COMPRESSED: gcc -gz, objcopy
+--compress-debug-sections, as Debian's libc6-dbg and -dbgsym files are)."""
 import os
 import re
 import shutil
@@ -34,6 +36,17 @@ def tracer_descriptors(fds):
             if fd >= 900 or (fd > 2 and target.startswith("pipe:"))}
 
 
+def sections(path):
+    return subprocess.run(["readelf", "-S", "-W", path], check=True,
+                          stdout=subprocess.PIPE, universal_newlines=True).stdout
+
+
+def compressed(path):
+    """Whether path's .debug_info carries SHF_COMPRESSED ("C" in readelf's flags)."""
+    m = re.search(r"\] \.debug_info\s+\S+\s+\S+\s+\S+\s+\S+\s+\S+\s+(\S*)", sections(path))
+    return bool(m) and "C" in m.group(1)
+
+
 class SymbolsFdsTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
@@ -49,13 +62,14 @@ class SymbolsFdsTest(unittest.TestCase):
     def tearDown(self):
         shutil.rmtree(self.dir, ignore_errors=True)
 
-    def run_and_check(self, libs, name):
-        plain = gtlib.run_plain([self.binary] + libs)
+    def run_and_check(self, libs, name, binary=None):
+        binary = binary or self.binary
+        plain = gtlib.run_plain([binary] + libs)
         self.assertEqual(plain.returncode, 0, plain.describe())
         dirfd, fds = open_fds(plain.stdout)
         self.assertEqual(set(fds), {0, 1, 2, dirfd}, "untraced run: %s" % fds)
 
-        r = gtlib.run_traced([self.binary] + libs, gtlib.trace_path(name, PERIOD), period=PERIOD)
+        r = gtlib.run_traced([binary] + libs, gtlib.trace_path(name, PERIOD), period=PERIOD)
         self.assertEqual(r.returncode, 0, r.describe())
         dirfd, fds = open_fds(r.stdout)
         ours = set(fds) - {0, 1, 2, dirfd} - tracer_descriptors(fds)
@@ -87,19 +101,18 @@ class SymbolsFdsTest(unittest.TestCase):
     def test_no_descriptor_left_open(self):
         self.run_and_check(self.libs, "symbols_fds")
 
-    def test_dwz_debug_files(self):
-        """The libraries stripped, their DWARF in .debug/ (.gnu_debuglink),
-        shared DIEs moved by dwz to a common file: the inlined frame's name
-        lives in that file, which the symbolizer maps itself (libdw would
-        otherwise open it and keep it open)."""
+    def split_debug(self, libs, compress=False):
+        """Copies of libs stripped, their DWARF in .debug/ (.gnu_debuglink),
+        shared DIEs moved by dwz to a common file; with compress, every
+        debug file's sections compressed afterwards (as dh_strip does)."""
         tools = {t: shutil.which(t) for t in ("dwz", "objcopy", "readelf")}
         missing = [t for t, p in tools.items() if not p]
         if missing:
             self.skipTest("needs %s (make deps)" % ", ".join(missing))
         debug_dir = os.path.join(self.dir, ".debug")
         os.mkdir(debug_dir)
-        libs, debugs = [], []
-        for lib in self.libs:
+        stripped_libs, debugs = [], []
+        for lib in libs:
             base = os.path.basename(lib)
             stripped = os.path.join(self.dir, base)
             debug = os.path.join(debug_dir, base + ".debug")
@@ -108,16 +121,44 @@ class SymbolsFdsTest(unittest.TestCase):
                         ["objcopy", "--strip-debug", stripped],
                         ["objcopy", "--add-gnu-debuglink=" + debug, stripped]):
                 subprocess.run(cmd, check=True)
-            libs.append(stripped)
+            stripped_libs.append(stripped)
             debugs.append(debug)
         common = os.path.join(debug_dir, "common.debug")
         subprocess.run(["dwz", "-m", common, "-M", common] + debugs, check=True)
         for debug in debugs:
-            sections = subprocess.run(["readelf", "-S", "-W", debug], check=True,
-                                      stdout=subprocess.PIPE, universal_newlines=True).stdout
-            self.assertIn(".gnu_debugaltlink", sections, "dwz left %s without a common file" % debug)
-        self.run_and_check(libs, "symbols_fds-dwz")
+            self.assertIn(".gnu_debugaltlink", sections(debug), "dwz left %s without a common file" % debug)
+        if compress:
+            for debug in debugs + [common]:
+                subprocess.run(["objcopy", "--compress-debug-sections=zlib", debug], check=True)
+                self.assertTrue(compressed(debug), "objcopy left %s uncompressed" % debug)
+        return stripped_libs
 
+    def test_dwz_debug_files(self):
+        """The inlined frame's name lives in the dwz common file, which the
+        symbolizer maps itself (libdw would otherwise open it and keep it
+        open)."""
+        self.run_and_check(self.split_debug(self.libs), "symbols_fds-dwz")
+
+    def test_compressed_debug_sections(self):
+        """Program and libraries built with gcc -gz: libdw decompresses a
+        section by rewriting its header in the image it was given, so the
+        image must be the tracer's private copy-on-write mapping (a
+        read-only one made every such program die of SIGSEGV at its first
+        file:line)."""
+        binary = gtlib.compile("symbols_fds", out=os.path.join(gtlib.BIN_DIR, "symbols_fds_gz"),
+                               extra=("-gz=zlib",))
+        libs = [gtlib.compile("symbols_fds_lib",
+                              out=os.path.join(gtlib.BIN_DIR, "libsymfd_gz_%s.so" % v),
+                              extra=("-gz=zlib", "-shared", "-fPIC", "-DSYMFD_VARIANT=" + v))
+                for v in ("a", "b")]
+        for f in [binary] + libs:
+            self.assertTrue(compressed(f), "gcc -gz left %s uncompressed" % f)
+        self.run_and_check(libs, "symbols_fds-gz", binary=binary)
+
+    def test_compressed_dwz_debug_files(self):
+        """Separate debug files and their dwz common file, all compressed:
+        the shape of Debian's -dbgsym and libc6-dbg files."""
+        self.run_and_check(self.split_debug(self.libs, compress=True), "symbols_fds-dwz-gz")
 
 if __name__ == "__main__":
     unittest.main()
