@@ -835,12 +835,23 @@ static const struct sym_fn *syms_find(const struct mod_info *mi, uint64_t addr)
 /* in_other_function: the CFI has a frame description covering addr that
  * starts after start, so addr is in another function than the one at
  * start (whose symbol has no size): a function stripped of its symbol. */
+static bool runtime_library(const char *path);
+
 static bool in_other_function(Dwfl_Module *mod, uint64_t start, uint64_t addr)
 {
 	Dwarf_Addr bias;
 	Dwarf_CFI *cfi = dwfl_module_eh_cfi(mod, &bias);
-	if (!cfi)
+	if (!cfi) {
+		/* No .eh_frame in the module's file (a separate debug file has
+		 * it empty): .debug_frame is read with the module's whole
+		 * DWARF, which a runtime library's never is (runtime_library:
+		 * tens of MB). Its symbols of no size are trusted: libc's are
+		 * its assembly entry points (__restore_rt, _start, ...). */
+		const char *modname = dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
+		if (!modname || runtime_library(modname))
+			return false;
 		cfi = dwfl_module_dwarf_cfi(mod, &bias);
+	}
 	Dwarf_Frame *fr = NULL;
 	if (!cfi || dwarf_cfi_addrframe(cfi, addr - bias, &fr) != 0 || !fr)
 		return false;
