@@ -245,13 +245,24 @@ static int need_ents(uint64_t n)
 	return 0;
 }
 
+static uint64_t now_ns(clockid_t c);
+
+/* The longest one copy took in this snapshot: the longest a program
+ * thread's malloc or free can have waited for the snapshot (the lock of
+ * one shard, or of the sampled set, is held that long at most). */
+static uint64_t hold_ns;
+
 /* copy: the live entries of shard i (every allocation recorded) or of the
  * sampled set (i ignored); returns how many were copied to ents. */
 static uint64_t copy(unsigned i, uint64_t gen)
 {
 	for (int tries = 0; tries < 4; tries++) {
+		uint64_t t = now_ns(CLOCK_MONOTONIC);
 		uint64_t n = gt_heap_mode == GT_HEAP_ALL ? gt_heaplive_copy(i, ents, capents, fix_ref, &gen)
 							 : gt_heapset_copy(ents, capents, fix_ref, &gen);
+		t = now_ns(CLOCK_MONOTONIC) - t;
+		if (t > hold_ns)
+			hold_ns = t;
 		if (n <= capents)
 			return n;
 		if (need_ents(n + n / 4) != 0)
@@ -260,8 +271,6 @@ static uint64_t copy(unsigned i, uint64_t gen)
 	return 0; /* out of memory, or growing faster than copied: left out */
 }
 
-/* emit writes HeapObject for ents[0..n); returns how many were written.
- * Every event has the batch's base time (dt 0). */
 /* A small cache in front of type_of (the types table is larger than the L1
  * cache; a snapshot meets few types): key + 1 (0: empty), type. */
 #define TCACHE 256
@@ -269,34 +278,42 @@ static struct {
 	uint64_t key, type;
 } tcache[TCACHE];
 
+/* emit writes HeapObject for ents[0..n); returns how many were written.
+ * Every event has the batch's base time (dt 0).
+ *
+ * The loop is the snapshot's cost per object (a million objects: a
+ * million turns), so it has no branch that depends on the object: the
+ * entries come in hash-table order, their types at random, and a
+ * mispredicted "same type as the one before?" cost more than the rest of
+ * the event. The type cache is always asked (it hits nearly always), and
+ * the batch's room is checked once per run of events that must fit. */
 static uint64_t emit(struct writer *w, uint64_t n)
 {
-	uint64_t done = 0, last_key = UINT64_MAX, last_type = 0;
-	for (uint64_t k = 0; k < n; k++) {
-		const struct gt_heaplive_entry *e = &ents[k];
-		if (__builtin_expect(!w->open || gt_batch_room(&w->b) < GT_EVENT_MAX(2), 0) && writer_room(w) != 0)
+	uint64_t k = 0;
+	while (k < n) {
+		if (writer_room(w) != 0)
 			break;
-		uint64_t key = (uint64_t)e->ref << 32 | e->size;
-		if (key != last_key) { /* neighbours often share a type */
-			unsigned c = (unsigned)((key * 0x9e3779b97f4a7c15ull) >> 56) & (TCACHE - 1);
-			if (tcache[c].key == key + 1) {
-				last_type = tcache[c].type;
-			} else {
-				last_type = type_of(e->ref, e->size, w->gen);
-				tcache[c].key = key + 1;
-				tcache[c].type = last_type;
-			}
-			last_key = key;
-		}
+		uint64_t fit = gt_batch_room(&w->b) / GT_EVENT_MAX(2);
+		uint64_t end = n - k < fit ? n : k + fit;
 		uint8_t *p = w->b.mem + w->b.len, *start = p;
-		*p++ = GT_EV_HEAP_OBJECT;
-		*p++ = 0; /* dt */
-		p = gt_put_uvarint_p(p, gt_heap_id(side, e->key));
-		p = gt_put_uvarint_p(p, last_type);
+		for (; k < end; k++) {
+			const struct gt_heaplive_entry *e = &ents[k];
+			uint64_t key = (uint64_t)e->ref << 32 | e->size;
+			unsigned c = (unsigned)((key * 0x9e3779b97f4a7c15ull) >> 56) & (TCACHE - 1);
+			uint64_t type = tcache[c].type;
+			if (__builtin_expect(tcache[c].key != key + 1, 0)) {
+				type = type_of(e->ref, e->size, w->gen);
+				tcache[c].key = key + 1;
+				tcache[c].type = type;
+			}
+			*p++ = GT_EV_HEAP_OBJECT;
+			*p++ = 0; /* dt */
+			p = gt_put_uvarint_p(p, gt_heap_id(side, e->key));
+			p = gt_put_uvarint_p(p, type);
+		}
 		w->b.len += (size_t)(p - start);
-		done++;
 	}
-	return done;
+	return k;
 }
 
 static uint64_t now_ns(clockid_t c)
@@ -321,6 +338,7 @@ void gt_gen_snap_take(uint64_t gen, uint64_t ts)
 	types_count = 0;
 	memset(tcache, 0, sizeof tcache); /* types of the generation before */
 	index_prev(gen - 1);
+	hold_ns = 0;
 	struct writer w = { .gen = gen, .ts = ts };
 	uint64_t objects = 0;
 	if (gt_heap_mode == GT_HEAP_ALL) {
@@ -336,13 +354,13 @@ void gt_gen_snap_take(uint64_t gen, uint64_t ts)
 	for (size_t i = 0; i < used; i++)
 		bytes += lens[i];
 	last = (struct gt_gen_snap_stats){ gen, objects, now_ns(CLOCK_MONOTONIC) - t0,
-					   now_ns(CLOCK_THREAD_CPUTIME_ID) - c0, bytes };
+					   now_ns(CLOCK_THREAD_CPUTIME_ID) - c0, bytes, hold_ns };
 	/* The figures, in the generation's strings: what the snapshot cost
 	 * the flusher (make bench reads them; docs/heap.md). */
-	char s[128];
-	int n = snprintf(s, sizeof s, "gotrace.snapshot heap_objects=%llu ns=%llu cpu_ns=%llu bytes=%llu",
+	char s[160];
+	int n = snprintf(s, sizeof s, "gotrace.snapshot heap_objects=%llu ns=%llu cpu_ns=%llu bytes=%llu hold_ns=%llu",
 			 (unsigned long long)objects, (unsigned long long)last.ns, (unsigned long long)last.cpu_ns,
-			 (unsigned long long)bytes);
+			 (unsigned long long)bytes, (unsigned long long)hold_ns);
 	if (objects && n > 0 && (size_t)n < sizeof s)
 		gt_strtab_put(&gt.strings[gen & 1], s, (size_t)n);
 }

@@ -44,10 +44,11 @@ void gt_gen_snap_done(void);
 /* The figures of the last snapshot taken: objects restated, the wall and
  * the CPU time it took the thread that took it, the bytes of its batches;
  * also in the generation's strings, when it restated any, as
- * "gotrace.snapshot heap_objects=N ns=T cpu_ns=C bytes=B" (make bench
+ * "gotrace.snapshot heap_objects=N ns=T cpu_ns=C bytes=B hold_ns=H" (make bench
  * reads them). */
 struct gt_gen_snap_stats {
 	uint64_t gen, objects, ns, cpu_ns, bytes;
+	uint64_t hold_ns; /* the longest one lock was held for a copy */
 };
 void gt_gen_snap_last(struct gt_gen_snap_stats *out);
 

@@ -216,9 +216,13 @@ def snapshot_section(d):
     rows = [["flusher CPU time per snapshot", f"**{c[0]:.2f} ms**", f"{c[1]:.2f} – {c[2]:.2f} ms",
              f"≤ {d['target_ms']:g} ms", met(c[0], d["target_ms"])],
             ["wall time per snapshot (other load included)", f"{w[0]:.2f} ms", f"{w[1]:.2f} – {w[2]:.2f} ms",
-             "—", ""],
-            ["HeapObject bytes per generation", f"{d['bytes'] / 1e6:.2f} MB",
-             f"{d['bytes'] / d['n']:.1f} B per object", "—", ""]]
+             "—", ""]]
+    h = d.get("hold_ms")
+    if h:
+        rows.append(["longest one shard's lock was held (a program thread's longest wait)",
+                     f"{h[0]:.3f} ms", f"{h[1]:.3f} – {h[2]:.3f} ms", "—", ""])
+    rows.append(["HeapObject bytes per generation", f"{d['bytes'] / 1e6:.2f} MB",
+                 f"{d['bytes'] / d['n']:.1f} B per object", "—", ""])
     o.append(table(["figure", "median", "min – max", "target", ""], rows) + "\n")
     cg = d.get("callgrind")
     if cg:

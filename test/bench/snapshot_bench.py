@@ -6,11 +6,12 @@ live-heap snapshot costs (docs/heap.md, "The live-heap snapshot").
     (GOTRACE_MALLOC=all) and 100 ms generations: each generation starts
     with the flusher restating the million objects. The library writes
     what each snapshot cost into the generation's strings
-    ("gotrace.snapshot heap_objects=N ns=T cpu_ns=C bytes=B"); the figures
-    are those of the snapshots that restated all N objects, over PAIRS
-    runs: the flusher's CPU time (target ≤ 10 ms), its wall time (the
-    machine's other load is in it), and the bytes of HeapObject events per
-    generation. A run at N/10 is read by both Go parsers.
+    ("gotrace.snapshot heap_objects=N ns=T cpu_ns=C bytes=B hold_ns=H"); the
+    figures are those of the snapshots that restated all N objects, over
+    PAIRS runs: the flusher's CPU time (target ≤ 10 ms), its wall time (the
+    machine's other load is in it), the longest it held one shard's lock
+    (the longest a program thread's malloc or free could have waited for
+    it), and the bytes of HeapObject events per generation. A run at N/10 is read by both Go parsers.
   * the live table on the hot path: with every allocation recorded each
     malloc and free also updates the sharded live table (core/heaplive.c);
     test/bench/micro.c's malloc loop under callgrind gives the
@@ -32,14 +33,14 @@ TARGET_MS = 10.0
 CALLGRIND_N = 100_000
 GO_OLD = os.environ.get("GO_OLD", "/usr/lib/go-1.23/bin/go")
 
-_STAT = re.compile(rb"gotrace\.snapshot heap_objects=(\d+) ns=(\d+) cpu_ns=(\d+) bytes=(\d+)")
+_STAT = re.compile(rb"gotrace\.snapshot heap_objects=(\d+) ns=(\d+) cpu_ns=(\d+) bytes=(\d+) hold_ns=(\d+)")
 
 
 def snapshot_figures(trace, n):
-    """(wall ns, cpu ns, bytes) of each snapshot of trace that restated n objects or more."""
+    """(wall ns, cpu ns, bytes, hold ns) of each snapshot of trace that restated n objects or more."""
     with open(trace, "rb") as f:
         data = f.read()
-    return [(int(w), int(c), int(b)) for o, w, c, b in _STAT.findall(data) if int(o) >= n]
+    return [(int(w), int(c), int(b), int(h)) for o, w, c, b, h in _STAT.findall(data) if int(o) >= n]
 
 
 def callgrind_live(exe):
@@ -100,12 +101,14 @@ def measure(pairs):
             raise Failed(f"{go} tool trace {flag} rejected {small}: {p.stderr.decode()[-500:]}")
         parsers.append(go)
     remove(small)
-    cpu = [c / 1e6 for _, c, _ in figs]
-    wall = [w / 1e6 for w, _, _ in figs]
+    cpu = [c / 1e6 for _, c, _, _ in figs]
+    wall = [w / 1e6 for w, _, _, _ in figs]
+    hold = [h / 1e6 for _, _, _, h in figs]
     d = {"label": "live-heap snapshot", "n": N, "period": PERIOD, "snapshots": len(figs),
          "cpu_ms": [statistics.median(cpu), min(cpu), max(cpu)],
          "wall_ms": [statistics.median(wall), min(wall), max(wall)],
-         "bytes": statistics.median(b for _, _, b in figs), "target_ms": TARGET_MS,
+         "hold_ms": [statistics.median(hold), min(hold), max(hold)],
+         "bytes": statistics.median(b for _, _, b, _ in figs), "target_ms": TARGET_MS,
          "parsers": parsers, "build": build, "commands": build + [show(argv, env)], "callgrind": None}
     if which("valgrind") and which("callgrind_annotate"):
         micro = f"{OUT}/micro"
@@ -114,5 +117,6 @@ def measure(pairs):
         d["callgrind"] = {"live": live, "total": total, "n": CALLGRIND_N, "cmd": cmd}
         d["commands"].append(cmd)
     log(f"bench: snapshot of {N:,} objects: cpu {d['cpu_ms'][0]:.2f} ms (min {d['cpu_ms'][1]:.2f}, "
-        f"max {d['cpu_ms'][2]:.2f}), wall {d['wall_ms'][0]:.2f} ms, {d['bytes'] / 1e6:.1f} MB per generation")
+        f"max {d['cpu_ms'][2]:.2f}), wall {d['wall_ms'][0]:.2f} ms, longest lock hold {d['hold_ms'][2]:.3f} ms, "
+        f"{d['bytes'] / 1e6:.1f} MB per generation")
     return d
