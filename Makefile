@@ -40,7 +40,7 @@ CORE_SRC    := $(filter-out core/mem_libc.c,$(wildcard core/*.c))
 INTERPOSE_SRC := $(wildcard interpose/*.c)
 TOOLS_SRC   := $(wildcard tools/*.c)
 # Core modules without global state or constructors that the tools use.
-TOOL_CORE   := $(filter $(CORE_SRC),core/config.c core/symbols.c core/radix.c core/symfile.c core/owntable.c core/sample.c) core/mem_libc.c
+TOOL_CORE   := $(filter $(CORE_SRC),core/config.c core/symbols.c core/radix.c core/symcu.c core/symfile.c core/owntable.c core/sample.c) core/mem_libc.c
 # The engine: every core file (new ones included) but those named here; the
 # unit tests link it whole and drive it without LD_PRELOAD (core/engine.h).
 # The preload layer (interpose/preload.c) and the wrappers stay out.

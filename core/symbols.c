@@ -37,6 +37,7 @@
 #include "mem.h"
 #include "modules.h"
 #include "radix.h"
+#include "symcu.h"
 #include "symfile.h"
 #include "sys.h"
 
@@ -326,6 +327,7 @@ struct mod_info {
 	size_t nfn;
 	struct cu_funcs **cus; /* open addressing by cu_off */
 	size_t cus_cap, cus_len;
+	struct gt_cuindex cuix; /* units by address, where libdw has none */
 };
 
 /* mod_info_free frees a module's state; libdwfl must have ended the
@@ -349,6 +351,7 @@ static void mod_info_free(struct mod_info *mi)
 		}
 	}
 	gt_mem_free(mi->cus);
+	gt_cuindex_free(&mi->cuix);
 	gt_mem_free(mi->fn);
 	for (size_t i = 0; i < mi->nplt_names; i++)
 		gt_mem_free(mi->plt_names[i]);
@@ -1500,6 +1503,18 @@ static size_t resolve(struct gt_symbolizer *s, uint64_t pc, bool is_ret,
 	return resolve_in(s, find_module(s, addr), true, pc, is_ret, f);
 }
 
+/* unit_by_index: the unit of the module's DWARF that covers addr, from the
+ * index of its units' ranges (core/symcu.h), for DWARF that libdw cannot
+ * place addresses in (no .debug_aranges); NULL when none covers it. */
+static Dwarf_Die *unit_by_index(Dwfl_Module *mod, uint64_t addr, Dwarf_Addr *bias, Dwarf_Die *out)
+{
+	struct mod_info *mi = mod_info_of(mod);
+	Dwarf *dw = mi ? dwfl_module_getdwarf(mod, bias) : NULL;
+	if (!dw || !gt_cuindex_find(&mi->cuix, dw, addr - *bias, out))
+		return NULL;
+	return dwarf_haspc(out, addr - *bias) > 0 ? out : NULL;
+}
+
 /* resolve_in is resolve in module mod (NULL: none covers the PC); live:
  * mod is one of the loaded modules. */
 static size_t resolve_in(struct gt_symbolizer *s, Dwfl_Module *mod, bool live, uint64_t pc,
@@ -1526,16 +1541,23 @@ static size_t resolve_in(struct gt_symbolizer *s, Dwfl_Module *mod, bool live, u
 	 * without -g) libdwfl 0.188 answers the preceding unit and its
 	 * nearest line row. */
 	Dwarf_Addr bias = 0;
-	Dwarf_Die *cu = runtime_library(modname) || !dwarf_ready(mod)
-				? NULL
-				: dwfl_module_addrdie(mod, addr, &bias);
+	bool dwarf = !runtime_library(modname) && dwarf_ready(mod);
+	Dwarf_Die *cu = dwarf ? dwfl_module_addrdie(mod, addr, &bias) : NULL;
 	if (cu && dwarf_haspc(cu, addr - bias) <= 0)
 		cu = NULL;
 	const char *file = NULL;
 	int line = 0;
-	Dwfl_Line *dl = cu ? dwfl_module_getsrc(mod, addr) : NULL;
-	if (dl)
-		file = dwfl_lineinfo(dl, NULL, &line, NULL, NULL, NULL);
+	Dwarf_Die unit;
+	if (!cu && dwarf && (cu = unit_by_index(mod, addr, &bias, &unit))) {
+		/* libdw could not place addr (no .debug_aranges: clang) */
+		Dwarf_Line *l = dwarf_getsrc_die(cu, addr - bias);
+		if (l && (file = dwarf_linesrc(l, NULL, NULL)) && dwarf_lineno(l, &line) != 0)
+			line = 0;
+	} else {
+		Dwfl_Line *dl = cu ? dwfl_module_getsrc(mod, addr) : NULL;
+		if (dl)
+			file = dwfl_lineinfo(dl, NULL, &line, NULL, NULL, NULL);
+	}
 
 	/* Inlined frames, innermost first, up to the enclosing subprogram;
 	 * each one moves file:line to its call site in the next outer frame.

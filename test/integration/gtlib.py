@@ -178,9 +178,10 @@ def program_source(name):
     raise FileNotFoundError("no sample program %s in %s" % (name, PROGRAMS))
 
 
-def compile(src, out=None, extra=()):
+def compile(src, out=None, extra=(), compiler=None):
     """Compile a C or C++ source (C: cc, C++: c++ -std=c++17; both -O2 -g
-    -pthread and warnings as errors) and return the executable's path.
+    -pthread and warnings as errors; compiler: another driver, e.g. clang)
+    and return the executable's path.
 
     The result is cached: it is rebuilt only when the source is newer or the
     command line changed."""
@@ -190,9 +191,9 @@ def compile(src, out=None, extra=()):
     out = out or os.path.join(BIN_DIR, stem)
     tmp_out = "%s.tmp%d" % (out, os.getpid())
     if src.endswith((".cpp", ".cc", ".cxx")):
-        cmd = [CXX] + CXXFLAGS + list(extra) + ["-o", tmp_out, src]
+        cmd = [compiler or CXX] + CXXFLAGS + list(extra) + ["-o", tmp_out, src]
     else:
-        cmd = [CC] + CFLAGS + list(extra) + ["-o", tmp_out, src]
+        cmd = [compiler or CC] + CFLAGS + list(extra) + ["-o", tmp_out, src]
     stamp = out + ".cmd"
     cmdline = json.dumps([out if a == tmp_out else a for a in cmd])
     try:

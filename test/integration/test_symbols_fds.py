@@ -5,7 +5,8 @@ untraced run does; and its stacks still carry names, inlined frames and
 file:line, also when the libraries' DWARF lives in separate debug files that
 share a dwz common file (.gnu_debugaltlink, as Debian's -dbgsym packages),
 and when that DWARF is compressed (SHF_COMPRESSED: gcc -gz, objcopy
---compress-debug-sections, as Debian's libc6-dbg and -dbgsym files are)."""
+--compress-debug-sections, as Debian's libc6-dbg and -dbgsym files are), or
+written by clang (DWARF 5 without .debug_aranges)."""
 import os
 import re
 import shutil
@@ -154,6 +155,23 @@ class SymbolsFdsTest(unittest.TestCase):
         for f in [binary] + libs:
             self.assertTrue(compressed(f), "gcc -gz left %s uncompressed" % f)
         self.run_and_check(libs, "symbols_fds-gz", binary=binary)
+
+    def test_clang_dwarf_without_aranges(self):
+        """Program and libraries built with clang, which writes no
+        .debug_aranges: libdw 0.188 cannot place an address without it, so
+        the symbolizer finds the unit from the units' own ranges."""
+        clang = shutil.which("clang")
+        if not clang:
+            self.skipTest("needs clang (make deps)")
+        binary = gtlib.compile("symbols_fds", out=os.path.join(gtlib.BIN_DIR, "symbols_fds_clang"),
+                               compiler=clang)
+        libs = [gtlib.compile("symbols_fds_lib",
+                              out=os.path.join(gtlib.BIN_DIR, "libsymfd_clang_%s.so" % v),
+                              extra=("-shared", "-fPIC", "-DSYMFD_VARIANT=" + v), compiler=clang)
+                for v in ("a", "b")]
+        for f in [binary] + libs:
+            self.assertNotIn(".debug_aranges", sections(f), "%s has .debug_aranges: not what clang writes" % f)
+        self.run_and_check(libs, "symbols_fds-clang", binary=binary)
 
     def test_compressed_dwz_debug_files(self):
         """Separate debug files and their dwz common file, all compressed:
