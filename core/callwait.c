@@ -1,6 +1,7 @@
 /* callwait.c — the thread's side of calls that may wait in the kernel
  * (callwait.h; the protocol: core/call.h). */
 #include "callwait.h"
+#include "seal.h"
 
 #include <errno.h>
 
@@ -140,8 +141,9 @@ void gt_call_end_woken(struct gt_thread *t, int woken) { call_end(t, woken); }
 
 struct gt_thread *gt_enter_nested(struct gt_thread *t)
 {
-	if (__builtin_expect(!t->call_left, 1))
-		return NULL; /* tracer work, a nested call, a handler: pass through */
+	if (__builtin_expect(!t->call_left, 1) || t->inside >= GT_INSIDE_SEALED)
+		return NULL; /* tracer work, a nested call, a handler, a thread
+			      * that left the trace (core/seal.h): pass through */
 	/* The wait was left by a jump to a frame above the waiting wrapper
 	 * (gt_call_jump): only the wait's own raise of `inside` and `quiet`
 	 * can remain (the jump landed in the program, so any wrapper around

@@ -43,11 +43,9 @@ struct gt_tracer gt = {
 static int started;
 static int to_descriptor; /* the output is the caller's descriptor */
 
-/* thread_exit: a registered thread exits (core/thread.h, gt_thread_on_exit). */
-static void thread_exit(void *v)
+void gt_engine_thread_leave(void)
 {
 	struct gt_thread *t = &gt_self;
-	(void)v;
 	if (!t->registered || t->state == GT_T_DEAD)
 		return;
 	gt_heap_thread_end(t);
@@ -64,6 +62,13 @@ static void thread_exit(void *v)
 	gt_unlock(&gt.reg_lock);
 	if (left <= 1)
 		gt_flusher_alone();
+}
+
+/* thread_exit: a registered thread exits (core/thread.h, gt_thread_on_exit). */
+static void thread_exit(void *v)
+{
+	(void)v;
+	gt_engine_thread_leave();
 }
 
 /* start_tracing: the first generation begins with the calling thread as

@@ -45,6 +45,12 @@ int gt_engine_start(const struct gt_config *cfg, const struct gt_engine_output *
  * that did not restart, a vfork child). */
 void gt_engine_stop(void);
 
+/* gt_engine_thread_leave: the calling thread's trace ends as at its exit
+ * (its heap state, its stack's span, GoDestroy; the flusher stops when one
+ * registered thread is left). At exit, or before it loses its system
+ * calls (core/seal.h). */
+void gt_engine_thread_leave(void);
+
 /* gt_engine_child_restart: in the child of fork, after core/fork.c freed
  * every tracer lock (the restart to give gt_fork_install): drops the
  * parent's state and, when the parent traced into a path, starts the

@@ -164,10 +164,15 @@ static int is_ours(void *fn)
 	       fn == (void *)on_sample;
 }
 
+/* Set by gt_signals_give_back: the kernel gets the program's own actions. */
+static int given_back;
+
 static int policy_action(int sig, const struct sigaction *view, struct sigaction *k, struct gt_sigwrap *w)
 {
 	*k = *view;
 	memset(w, 0, sizeof *w);
+	if (given_back)
+		return 0;
 	if (sig == cpu_sig && gt_cpu_signal() == sig) {
 		if (view->sa_handler == SIG_DFL) {
 			/* Small handler, on the program's alternate stack when
@@ -228,6 +233,19 @@ void gt_signals_install(void)
 			gt_cpu_thread_start(&gt_self);
 		gt_unlock(&gt.reg_lock);
 	}
+}
+
+void gt_signals_give_back(void)
+{
+	/* The CPU sampler's signal keeps its small handler: a sample signal
+	 * queued before the thread's timer was deleted may still arrive, and
+	 * finds no ring (core/cpusample.c). The program's default action for
+	 * it would end the process. */
+	int keep = gt_signals_cpu();
+	given_back = 1;
+	for (int sig = 1; sig < NSIG; sig++)
+		if (sig != keep && gt_sigview_managed(sig))
+			gt_sigview_refresh(sig);
 }
 
 int gt_signals_cpu(void)

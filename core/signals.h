@@ -13,6 +13,12 @@
  * or a dispatcher for GOTRACE_FLIGHT_SIGNAL with the flight recorder on. */
 void gt_signals_install(void);
 
+/* gt_signals_give_back puts the program's own action for every signal in
+ * the kernel, for good: the tracer ended for the whole process and the
+ * program's thread may no longer make the system calls its handlers
+ * would (core/seal.h). */
+void gt_signals_give_back(void);
+
 /* gt_signals_cpu: the CPU sampler's signal while it samples (the
  * program has not taken it over), else 0. */
 int gt_signals_cpu(void);

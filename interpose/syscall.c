@@ -21,12 +21,18 @@
  *     FUTEX_WAKE_OP for both its words): a release of the address
  *     (GT_RELEASE), as pthread_mutex_unlock's, so the woken thread's
  *     GoUnblock carries the waker's site and time.
- * The fast path (any other number) is two compares and a jump to libc's
- * (x86_64: 8 instructions, no frame); a wake nobody traced waits on adds
+ * Also: seccomp(SECCOMP_SET_MODE_STRICT) and prctl(PR_SET_SECCOMP,
+ * SECCOMP_MODE_STRICT) made through it take the thread out of the trace
+ * first (core/seal.h), as the prctl wrapper does.
+ * The fast path (any other number) is four compares and a jump to libc's
+ * (x86_64: 12 instructions, no frame); a wake nobody traced waits on adds
  * the op's decoding and one hash and load of the waiter bits. */
 #include <linux/futex.h>
+#include <linux/seccomp.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 
+#include "../core/seal.h"
 #include "interpose.h"
 
 /* futex_waitv (Linux 5.16): the same number on x86_64 and aarch64. */
@@ -119,6 +125,9 @@ GT_SYSCALL_C_VIS long gt_syscall_c(long n, long a, long b, long c, long d, long 
 			futex_woke(a, b, e, GT_RA());
 	} else if (n == FUTEX_WAITV) {
 		return futex_wait(n, a, b, c, d, e, f, 0, GT_RA(), GT_CFA());
+	} else if ((n == SYS_seccomp && a == SECCOMP_SET_MODE_STRICT) ||
+		   (n == SYS_prctl && a == PR_SET_SECCOMP && b == SECCOMP_MODE_STRICT)) {
+		gt_seal_before_strict(GT_SITE(syscall)); /* core/seal.h */
 	}
 	long (*real)(long, ...) = GT_REAL(syscall);
 	__atomic_store_n(&gt_syscall_next, real, __ATOMIC_RELAXED);
@@ -143,6 +152,10 @@ __asm__(".pushsection .text\n"
 	"	cmpq $" GT_STR(SYS_futex) ", %rdi\n"
 	"	je 1f\n"
 	"	cmpq $" GT_STR(FUTEX_WAITV) ", %rdi\n"
+	"	je 1f\n"
+	"	cmpq $" GT_STR(SYS_seccomp) ", %rdi\n"
+	"	je 1f\n"
+	"	cmpq $" GT_STR(SYS_prctl) ", %rdi\n"
 	"	je 1f\n"
 	"	movq gt_syscall_next(%rip), %r11\n" /* not %rax: %al counts vector arguments */
 	"	testq %r11, %r11\n"

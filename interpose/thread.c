@@ -19,10 +19,12 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
+#include <linux/seccomp.h>
 #include <sys/prctl.h>
 
 #include "../core/flusher.h"
 #include "../core/mem.h"
+#include "../core/seal.h"
 #include "../core/spans.h"
 #include "interpose.h"
 #include "../core/stack.h"
@@ -232,7 +234,9 @@ GT_EXPORT int pthread_setname_np(pthread_t th, const char *name)
 /* prctl(PR_SET_NAME, name) names the calling thread: labelled as
  * pthread_setname_np's names are, once the kernel took it. The label is the
  * name's first 15 bytes, what the kernel keeps and read (so they are
- * readable); no second system call. Every other option is the call alone. */
+ * readable); no second system call. PR_SET_SECCOMP with SECCOMP_MODE_STRICT
+ * takes the thread out of the trace first (core/seal.h). Every other option
+ * is the call alone. */
 GT_EXPORT int prctl(int option, ...)
 {
 	va_list ap;
@@ -242,6 +246,8 @@ GT_EXPORT int prctl(int option, ...)
 	unsigned long a4 = va_arg(ap, unsigned long);
 	unsigned long a5 = va_arg(ap, unsigned long);
 	va_end(ap);
+	if (__builtin_expect(option == PR_SET_SECCOMP, 0) && a2 == SECCOMP_MODE_STRICT)
+		gt_seal_before_strict(GT_SITE(prctl));
 	int r = GT_REAL(prctl)(option, a2, a3, a4, a5);
 	if (__builtin_expect(option == PR_SET_NAME, 0) && r == 0) {
 		struct gt_thread *t = gt_enter();

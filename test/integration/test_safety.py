@@ -23,6 +23,8 @@ One class per problem of the issue:
   VisibilityTest      10    the flight signal, dispositions read back,
                             sleep's return value, a bad GOTRACE_CLOCK, a
                             foreign allocator first in LD_PRELOAD
+  SeccompStrictTest   3     a thread in seccomp strict mode (only read, write,
+                            _exit, sigreturn; rdtsc faults)
   ChromiumTest        all   chromium --headless --no-sandbox --dump-dom
 
 Every test works in a directory of its own under the run's trace directory
@@ -418,6 +420,57 @@ class FilesTest(_SafetyCase):
 
     def test_wrapper_script_that_forks_leaves_only_valid_traces(self):
         self.wrapper('"PROG" work 50\necho wrapper done\n')
+
+
+# --------------------------------------------------------------------------
+# Problem 3: a thread in seccomp strict mode
+
+
+class SeccompStrictTest(_SafetyCase):
+    """A thread that enters SECCOMP_MODE_STRICT may make only read, write,
+    _exit and sigreturn system calls (any other kills the process with
+    SIGKILL), and rdtsc faults on it. Untraced the program runs on; traced
+    it must too: the same output and status, with the CPU sampler on, at
+    the default period and at 1 ms (generations switch all the time); the
+    trace holds everything up to the mode (the thread's last event is the
+    tracer's log entry saying so) and both Go parsers accept it."""
+    PROGRAMS = ("seccomp",)
+    LINES = 20000
+
+    def strict(self, how, period):
+        argv = [self.bin["seccomp"], how, str(self.LINES)]
+        trace = os.path.join(self.out, "s.trace")
+        extra = {"GOTRACE_PERIOD": period} if period else {}
+        plain, traced = self.both(argv, out=trace, traced_env=extra)
+        self.assertEqual(plain.returncode, 0 if how == "thread" else 7, plain.describe())
+        self.assert_same(plain, traced)
+        self.assertTrue(traced.stdout.endswith("line %d\n" % (self.LINES - 1) if how != "thread" else "main done\n"),
+                        traced.describe())
+        files = self.assert_out_files_valid(allow_none=False)
+        text = gtlib.parsed_text(trace)
+        logs = re.findall(r'^M=\d+ P=-?\d+ G=(\d+) Log .*Category="gotrace" Message="([^"]*)"', text, re.M)
+        self.assertTrue(any("seccomp strict mode" in m for _, m in logs),
+                        "no log entry of the tracer about seccomp strict mode in %s: %s" % (files, logs))
+        if how == "thread":
+            # the worker's goroutine ends there; main's own events go on
+            g = [g for g, m in logs if "seccomp strict mode" in m][0]
+            self.assertRegex(text, r"GoID=%s Running->NotExist" % g)
+            self.assertIn("GoID=1 ", text[text.index("seccomp strict mode"):])
+
+    def test_prctl_strict_mode_on_the_only_thread(self):
+        self.strict("prctl", None)
+
+    def test_prctl_strict_mode_on_the_only_thread_period_1ms(self):
+        self.strict("prctl", "1ms")
+
+    def test_seccomp_syscall_strict_mode_on_the_only_thread(self):
+        self.strict("syscall", None)
+
+    def test_strict_mode_on_one_thread_of_two(self):
+        self.strict("thread", None)
+
+    def test_strict_mode_on_one_thread_of_two_period_1ms(self):
+        self.strict("thread", "1ms")
 
 
 # --------------------------------------------------------------------------
