@@ -33,3 +33,22 @@ void gt_radix_sort(struct gt_sortkey *a, struct gt_sortkey *tmp, size_t n, unsig
 	if (src != a)
 		memcpy(a, src, n * sizeof *a);
 }
+
+void gt_radix_sort_keys(struct gt_sortkey *a, struct gt_sortkey *tmp, size_t n)
+{
+	if (n < 2)
+		return;
+	uint64_t lo = UINT64_MAX, hi = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (a[i].key < lo)
+			lo = a[i].key;
+		if (a[i].key > hi)
+			hi = a[i].key;
+	}
+	unsigned bits = 1;
+	while (bits < 64 && ((hi - lo) >> bits) != 0)
+		bits++;
+	for (size_t i = 0; i < n; i++)
+		a[i].key -= lo;
+	gt_radix_sort(a, tmp, n, bits);
+}

@@ -18,4 +18,9 @@ struct gt_sortkey {
  * ~12 ms and a 2.6 MB buffer of its own. No allocation, no recursion. */
 void gt_radix_sort(struct gt_sortkey *a, struct gt_sortkey *tmp, size_t n, unsigned bits);
 
+/* gt_radix_sort_keys is gt_radix_sort for keys of any range (addresses):
+ * they are made relative to the least one (so equal keys stay equal) and
+ * sorted on the bits the range needs. */
+void gt_radix_sort_keys(struct gt_sortkey *a, struct gt_sortkey *tmp, size_t n);
+
 #endif

@@ -439,16 +439,6 @@ static size_t sort_fns(struct sym_fn *fn, size_t n)
 {
 	if (n == 0)
 		return 0;
-	uint64_t lo = UINT64_MAX, hi = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (fn[i].addr < lo)
-			lo = fn[i].addr;
-		if (fn[i].addr > hi)
-			hi = fn[i].addr;
-	}
-	unsigned bits = 1;
-	while (bits < 64 && ((hi - lo) >> bits) != 0)
-		bits++;
 	if (n > UINT32_MAX)
 		return SIZE_MAX;
 	struct gt_sortkey *keys = gt_mem_alloc(2 * n * sizeof *keys);
@@ -459,8 +449,8 @@ static size_t sort_fns(struct sym_fn *fn, size_t n)
 		return SIZE_MAX;
 	}
 	for (size_t i = 0; i < n; i++)
-		keys[i] = (struct gt_sortkey){ fn[i].addr - lo, (uint32_t)i };
-	gt_radix_sort(keys, keys + n, n, bits); /* stable: aliases stay in table order */
+		keys[i] = (struct gt_sortkey){ fn[i].addr, (uint32_t)i };
+	gt_radix_sort_keys(keys, keys + n, n); /* stable: aliases stay in table order */
 	size_t k = 0;
 	for (size_t i = 0; i < n;) {
 		size_t j = i + 1;

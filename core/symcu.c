@@ -48,24 +48,14 @@ static bool collect(Dwarf *dw, struct gt_cu_range **r, size_t *n, size_t *cap)
 	return true;
 }
 
-/* sort orders r[0..n) by lo (radix sort on lo - min: no allocation of
- * libc's, no comparison calls). */
+/* sort orders r[0..n) by lo (a radix sort: no allocation of libc's, no
+ * comparison calls). */
 static bool sort(struct gt_cu_range *r, size_t n)
 {
 	if (n < 2)
 		return true;
 	if (n > UINT32_MAX)
 		return false;
-	uint64_t min = UINT64_MAX, max = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (r[i].lo < min)
-			min = r[i].lo;
-		if (r[i].lo > max)
-			max = r[i].lo;
-	}
-	unsigned bits = 1;
-	while (bits < 64 && ((max - min) >> bits) != 0)
-		bits++;
 	struct gt_sortkey *keys = gt_mem_alloc(2 * n * sizeof *keys);
 	struct gt_cu_range *out = gt_mem_alloc(n * sizeof *out);
 	if (!keys || !out) {
@@ -74,8 +64,8 @@ static bool sort(struct gt_cu_range *r, size_t n)
 		return false;
 	}
 	for (size_t i = 0; i < n; i++)
-		keys[i] = (struct gt_sortkey){ r[i].lo - min, (uint32_t)i };
-	gt_radix_sort(keys, keys + n, n, bits);
+		keys[i] = (struct gt_sortkey){ r[i].lo, (uint32_t)i };
+	gt_radix_sort_keys(keys, keys + n, n);
 	for (size_t i = 0; i < n; i++)
 		out[i] = r[keys[i].index];
 	for (size_t i = 0; i < n; i++)

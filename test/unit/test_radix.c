@@ -48,3 +48,27 @@ Test(radix, sorts_and_keeps_ties_in_order)
 	check(5000, 63, UINT64_MAX);  /* full-width keys */
 	check(3000, 22, 1);           /* every key equal: nothing moves */
 }
+
+/* Keys of any range (addresses high in the address space): sorted in the
+ * order of the keys given, equal ones in table order. */
+Test(radix, sort_keys_of_any_range)
+{
+	enum { N = 5000 };
+	struct gt_sortkey *a = malloc(2 * N * sizeof *a);
+	uint64_t *given = malloc(N * sizeof *given);
+	cr_assert(a && given);
+	for (size_t i = 0; i < N; i++) {
+		given[i] = UINT64_C(0x7f0000000000) + (next() % 3000) * 16;
+		a[i] = (struct gt_sortkey){ given[i], (uint32_t)i };
+	}
+	gt_radix_sort_keys(a, a + N, N);
+	for (size_t i = 1; i < N; i++) {
+		uint64_t p = given[a[i - 1].index], q = given[a[i].index];
+		cr_assert_leq(p, q, "not sorted at %zu", i);
+		if (p == q)
+			cr_assert_lt(a[i - 1].index, a[i].index, "not stable at %zu", i);
+		cr_assert_eq(a[i].key == a[i - 1].key, p == q, "keys no longer tell equal from unequal at %zu", i);
+	}
+	free(given);
+	free(a);
+}
