@@ -29,11 +29,16 @@ void gt_seal_before_strict(uintptr_t site)
 		errno = saved;
 		return;
 	}
-	struct gt_thread *t = gt_enter();
+	/* A vfork child shares the parent's memory (and trace state): it
+	 * only stops using it. Its raise of `inside` below is the parent
+	 * thread's too (the same thread-local storage): that thread stays
+	 * untraced after the child is gone, which is better than a child
+	 * killed by the tracer's next clock read. */
+	struct gt_thread *t = gt_sigview_own_process() ? gt_enter() : NULL;
 	if (t) {
 		gt_user_log(t, 0, "gotrace",
 			    "this thread enters seccomp strict mode: the tracer stops here (its events end)", site);
-		if (!gt_flusher_running() && gt.nthreads <= 1 && gt_sigview_own_process()) {
+		if (!gt_flusher_running() && gt.nthreads <= 1) {
 			atomic_store(&gt.on, 0);
 			gt_flusher_final(10000);
 			gt_lock(&gt.reg_lock);
