@@ -21,6 +21,7 @@ void gt_gen_strings_carried(uint64_t old)
 	gt_identity_refresh();
 	put(st, gt.identity);
 	put(st, gt.heap_sample_string);
+	put(st, gt.heap_note);
 }
 
 static void dump_string(void *ctx, const struct gt_idmap_entry *e)

@@ -518,7 +518,7 @@ void gt_heap_configure(int events, uint64_t sample_bytes)
 	gt_heap_mode = GT_HEAP_SAMPLE;
 }
 
-void gt_heap_check_allocator(int later_image)
+void gt_heap_check_allocator(void)
 {
 	/* The first malloc in the global scope is the one the program (and
 	 * every library, ours included) calls: ours (inside this library's
@@ -539,14 +539,15 @@ void gt_heap_check_allocator(int later_image)
 	/* The program's own: defined by the object holding its program headers. */
 	Dl_info exe;
 	int own = who && dladdr((void *)getauxval(AT_PHDR), &exe) && exe.dli_fbase == di.dli_fbase;
-	/* The program's own allocator (Chromium's PartitionAlloc): said once
-	 * per run, by its first process. Another preloaded one: a setting the
-	 * user can change, said by every process. */
-	if (own && later_image)
-		return;
-	if (own)
-		gt_warn("the program has its own malloc (%s): heap events are not recorded", who);
-	else
+	/* Every trace says so in its strings (`gotrace stat` and `gotrace
+	 * heap` report it). The program's own allocator (Chromium's
+	 * PartitionAlloc, rustc's jemalloc) is what the program is: nothing
+	 * is written on its stderr, which is the program's output. Another
+	 * preloaded one is a setting the user made and can change: said on
+	 * stderr by every process. */
+	snprintf(gt.heap_note, sizeof gt.heap_note, "gotrace.heap not_recorded=%s by=%s",
+		 own ? "own_malloc" : "preload_order", who ? who : "another library");
+	if (!own)
 		gt_warn("malloc comes from %s, which is ahead of libgotrace.so in LD_PRELOAD: heap events are not recorded "
 			"(put libgotrace.so first to record them)", who ? who : "another library");
 }

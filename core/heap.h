@@ -87,10 +87,10 @@ static inline size_t gt_malloc_usable(void *p)
 	return GT_ALLOC(usable)(p);
 }
 
-/* gt_heap_check_allocator: at start, say in one line when another
- * allocator's malloc comes before ours (heap events cannot be recorded):
- * the program's own (said by the run's first process only) or a library
- * preloaded ahead of ours. */
-void gt_heap_check_allocator(int later_image);
+/* gt_heap_check_allocator: at start, note when another allocator's malloc
+ * comes before ours (heap events cannot be recorded): the program's own
+ * (in the trace's strings only: gt.heap_note) or a library preloaded
+ * ahead of ours (also one line on stderr). */
+void gt_heap_check_allocator(void);
 
 #endif

@@ -90,6 +90,10 @@ struct gt_tracer {
 	/* "gotrace.heap sample_bytes=<M>" when the heap is sampled, else "":
 	 * every generation's string table holds it (core/gen_strings.c). */
 	char heap_sample_string[64];
+	/* "gotrace.heap not_recorded=own_malloc|preload_order by=<file>" when
+	 * the program's malloc is not ours (core/heap.c), else "": in every
+	 * generation's strings, for `gotrace stat` and `gotrace heap`. */
+	char heap_note[320];
 	int foreign_malloc;    /* the program's malloc is not ours (core/heap.c) */
 	_Atomic int dying;     /* a death signal's final generation is under way */
 	uint64_t flight_ns;    /* GOTRACE_FLIGHT window, 0 = none */

@@ -54,7 +54,7 @@ __attribute__((constructor)) static void gt_preload_init(int argc, char **argv, 
 	gt_fork_install(gt_engine_child_restart);
 	/* Before the handlers: a death handler's final switch reads whether
 	 * the allocator is ours (core/gen_stacks.c). */
-	gt_heap_check_allocator(later);
+	gt_heap_check_allocator();
 	gt_thread_std_init();
 	gt_signals_install();
 	self->inside--;

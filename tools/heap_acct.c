@@ -149,6 +149,8 @@ static void fresh_string(void *ctx, const void *data, size_t len)
 		h->g_sample_set = true;
 		h->g_sample_bytes = mean;
 	}
+	if (!h->note[0])
+		tool_heap_note_parse(data, len, h->note, sizeof h->note);
 }
 
 /* An AllocFree payload: kind byte, then uvarints (and type names). */

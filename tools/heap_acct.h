@@ -98,6 +98,7 @@ struct tool_heap {
 
 	/* Carried from generation to generation. */
 	int version;            /* trace format (22, 23, 25, 26) */
+	char note[400];         /* why no heap event was recorded (heap_sample.h), or "" */
 	uint64_t freq;          /* latest trace clock frequency (ticks/s) */
 	uint64_t min_addr, align;
 	bool have_t0;

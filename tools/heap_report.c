@@ -306,6 +306,10 @@ void tool_heap_report(FILE *out, const struct tool_heap *h, const char *name, un
 	if (h->gens)
 		fprintf(out, " (%llu-%llu)", (ull)h->first_gen, (ull)h->last_gen);
 	fprintf(out, ", %.6f s of trace, %llu heap events\n", h->duration, (ull)h->events);
+	if (h->note[0])
+		fprintf(out, "  heap events not recorded: %s\n", h->note);
+	if (h->events == 0 && h->note[0])
+		return;
 	if (h->events == 0) {
 		fprintf(out, "\nNo heap events in this trace: it was written with GOTRACE_MALLOC=0, by a\n"
 			     "program that allocated nothing while traced, or by a tracer without heap events.\n");

@@ -3,6 +3,7 @@
 #include "tools/heap_sample.h"
 
 #include <math.h>
+#include <stdio.h>
 
 #include "core/sample.h"
 #include <string.h>
@@ -36,6 +37,25 @@ int tool_heap_sample_parse(const void *s, size_t len, uint64_t *mean)
 		return 1;
 	}
 	return 0;
+}
+
+int tool_heap_note_parse(const void *s, size_t len, char *out, size_t cap)
+{
+	static const char own[] = TOOL_HEAP_SAMPLE_PREFIX "not_recorded=own_malloc by=";
+	static const char order[] = TOOL_HEAP_SAMPLE_PREFIX "not_recorded=preload_order by=";
+	const char *p = s;
+	int is_own = len > sizeof own - 1 && memcmp(p, own, sizeof own - 1) == 0;
+	int is_order = len > sizeof order - 1 && memcmp(p, order, sizeof order - 1) == 0;
+	if ((!is_own && !is_order) || cap == 0)
+		return 0;
+	size_t skip = is_own ? sizeof own - 1 : sizeof order - 1;
+	int n = (int)(len - skip);
+	if (is_own)
+		snprintf(out, cap, "the program has its own malloc (%.*s)", n, p + skip);
+	else
+		snprintf(out, cap, "malloc comes from %.*s, ahead of libgotrace.so in LD_PRELOAD "
+				   "(put libgotrace.so first to record them)", n, p + skip);
+	return 1;
 }
 
 double tool_heap_sample_p(uint64_t size, uint64_t mean)

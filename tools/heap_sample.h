@@ -36,6 +36,16 @@
  * means every allocation is recorded); 0 otherwise. */
 int tool_heap_sample_parse(const void *s, size_t len, uint64_t *mean);
 
+/* When the program's malloc is not the library's, no heap event is
+ * recorded, and every generation's string table says why:
+ *
+ *     gotrace.heap not_recorded=own_malloc by=<file>     (the program's own)
+ *     gotrace.heap not_recorded=preload_order by=<file>  (preloaded ahead)
+ *
+ * tool_heap_note_parse writes the reason as a phrase into out (cap bytes,
+ * NUL-terminated) and returns 1 for that statement; 0 otherwise. */
+int tool_heap_note_parse(const void *s, size_t len, char *out, size_t cap);
+
 /* tool_heap_sample_p is p(s), the probability that an allocation of `size`
  * bytes is recorded with mean `mean` (1 when mean = 0: every allocation). */
 double tool_heap_sample_p(uint64_t size, uint64_t mean);

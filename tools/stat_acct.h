@@ -144,6 +144,7 @@ struct tool_stat {
 	bool heap_peak_from_events;
 	uint64_t heap_peak, heap_peak_at;
 	uint64_t heap_sample_bytes;   /* heap events sampled with this mean (tools/heap_sample.h); 0: all recorded */
+	char heap_note[400];          /* why no heap event was recorded (tools/heap_sample.h), or "" */
 	uint64_t anomalies;           /* events that fit no goroutine's state (ignored) */
 	bool have_ident;              /* a gotrace.process string was read (tools/ident.h) */
 	struct tool_ident ident;      /* the first one: the process that wrote the trace */

@@ -100,6 +100,8 @@ static void fresh_string(void *ctx, const void *data, size_t len)
 		s->cpu.hz = hz;
 	if (!s->heap_sample_bytes && tool_heap_sample_parse(data, len, &mean))
 		s->heap_sample_bytes = mean;
+	if (!s->heap_note[0])
+		tool_heap_note_parse(data, len, s->heap_note, sizeof s->heap_note);
 }
 
 static int read_sync(struct tool_stat *s, const struct gt_rbatch *b)

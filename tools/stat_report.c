@@ -421,6 +421,8 @@ int tool_stat_report(FILE *out, const struct tool_stat *s, const char *name, uns
 			DUR(s->heap_peak_at > s->t_first ? s->heap_peak_at - s->t_first : 0), (ull)s->heap_events);
 	else if (s->heap_events)
 		fprintf(out, "  heap: %llu heap object events (see `gotrace heap`)\n", (ull)s->heap_events);
+	if (s->heap_note[0])
+		fprintf(out, "  heap events not recorded: %s\n", s->heap_note);
 	if (s->heap_sample_bytes && (s->have_heap_peak || s->heap_events))
 		fprintf(out, "  heap events sampled: about one allocation per %s allocated recorded (mean %llu B);\n"
 			     "  the heap peak is an estimate, the samples scaled as `gotrace heap` scales them\n",

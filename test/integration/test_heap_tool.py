@@ -686,6 +686,28 @@ def accuracy_table(seeds, means):
     gtlib.discard(work)
 
 
+class OwnMallocTest(unittest.TestCase):
+    """A program whose executable defines malloc itself (as Chromium's
+    PartitionAlloc, rustc's jemalloc): no heap event can be recorded. The
+    program's output is not touched (no line of the tracer's on its
+    stderr: it is the program's), and the trace says why it has no heap
+    events, which `gotrace stat` and `gotrace heap` report."""
+
+    def test_own_malloc_said_in_the_trace_not_on_stderr(self):
+        exe = gtlib.compile("heap_own_malloc")
+        plain = gtlib.run_plain([exe])
+        traced = gtlib.run_traced([exe], gtlib.trace_path("heap-own-malloc"))
+        self.assertEqual((traced.returncode, traced.stdout), (plain.returncode, plain.stdout), traced.describe())
+        self.assertEqual(traced.stdout.strip(), "own malloc: every block ours", traced.describe())
+        self.assertEqual(traced.stderr, plain.stderr, "the tracer wrote on the program's stderr\n" + traced.describe())
+        gtlib.validate(traced.trace)
+        want = "heap events not recorded: the program has its own malloc (%s)" % exe
+        for cmd in ("stat", "heap"):
+            rc, out, err = gotrace([cmd, traced.trace])
+            self.assertEqual(rc, 0, err)
+            self.assertIn(want, out, "gotrace %s does not say why there are no heap events:\n%s" % (cmd, out))
+
+
 if __name__ == "__main__":
     if sys.argv[1:2] == ["accuracy"]:
         args = [int(a) for a in sys.argv[2:]]
