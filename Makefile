@@ -84,7 +84,7 @@ build/obj/tool/%.o: %.c $(wildcard */*.h)
 build/obj/tool/tools/version.o: VERSION
 build/obj/tool/tools/version.o: BASE += -DGOTRACE_VERSION='"$(VERSION)"' -DGOTRACE_MULTIARCH='"$(MULTIARCH)"' 
 
-build/obj/unit/%.o: %.c $(wildcard */*.h)
+build/obj/unit/%.o: %.c $(wildcard */*.h test/unit/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(BASE) -c -o $@ $<
 

@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+#include "tools/heap_acct.h"
+
 #define BATCH_CAP (GT_MAX_BATCH + 64)
 
 static uint8_t scratch[BATCH_CAP];
@@ -54,16 +56,21 @@ void hx_stack(struct hx *t, uint64_t gen, uint64_t id, const struct gt_frame *f,
 	emit(t, &b);
 }
 
-void hx_info(struct hx *t, uint64_t gen, uint64_t min_addr, uint64_t align)
+void hx_info_sized(struct hx *t, uint64_t gen, uint64_t min_addr, uint64_t page, uint64_t align, uint64_t stack)
 {
 	struct gt_batch b;
 	gt_batch_begin_exp(&b, scratch, sizeof scratch, GT_EXP_ALLOCFREE, gen, GT_NO_THREAD, 1);
 	gt_batch_byte(&b, GT_ALLOCFREE_INFO);
 	gt_batch_uvarint(&b, min_addr);
-	gt_batch_uvarint(&b, 4096);
+	gt_batch_uvarint(&b, page);
 	gt_batch_uvarint(&b, align);
-	gt_batch_uvarint(&b, 0);
+	gt_batch_uvarint(&b, stack);
 	emit(t, &b);
+}
+
+void hx_info(struct hx *t, uint64_t gen, uint64_t min_addr, uint64_t align)
+{
+	hx_info_sized(t, gen, min_addr, 4096, align, 0);
 }
 
 void hx_types(struct hx *t, uint64_t gen, const struct hx_type *ty, size_t n)
@@ -89,7 +96,7 @@ void hx_events(struct hx *t, uint64_t gen, uint64_t m, const struct hx_ev *ev, s
 	struct gt_batch b;
 	gt_batch_begin(&b, scratch, sizeof scratch, gen, m, n ? ev[0].ts - 1 : 1);
 	for (size_t i = 0; i < n; i++) {
-		uint64_t args[2] = { ev[i].a, ev[i].b };
+		uint64_t args[3] = { ev[i].a, ev[i].b, ev[i].c };
 		int nargs = gt_ev_nargs(ev[i].type);
 		gt_batch_event(&b, ev[i].type, ev[i].ts, (unsigned)(nargs > 0 ? nargs : 0), args);
 	}
@@ -118,4 +125,26 @@ FILE *hx_file(const struct hx *t)
 	}
 	rewind(f);
 	return f;
+}
+
+int hx_read_heap(struct tool_heap *heap, uint8_t *buf, size_t len)
+{
+	struct hx t = { .buf = buf, .len = len, .cap = len };
+	FILE *f = hx_file(&t);
+	if (!f)
+		return -1;
+	int rc = tool_heap_read(heap, f);
+	fclose(f);
+	return rc;
+}
+
+const struct tool_hsite *hx_site_of(const struct tool_heap *heap, const char *fn)
+{
+	const struct tool_sites *s = &heap->sites;
+	for (uint32_t i = 0; i < s->nsites; i++) {
+		const struct tool_hsite *t = &s->sites[i];
+		if (t->nframes >= 2 && strcmp(tool_sites_str(s, s->frames[tool_sites_site_frames(s, i)[1]].func), fn) == 0)
+			return t;
+	}
+	return NULL;
 }

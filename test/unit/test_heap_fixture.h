@@ -30,6 +30,8 @@ void hx_strings(struct hx *t, uint64_t gen, uint64_t first_id, const char *const
 void hx_stack(struct hx *t, uint64_t gen, uint64_t id, const struct gt_frame *f, size_t n);
 /* hx_info writes an AllocFree info batch (page size 4096, fixed stack 0). */
 void hx_info(struct hx *t, uint64_t gen, uint64_t min_addr, uint64_t align);
+/* hx_info_sized: the same with the page size and fixed stack size given. */
+void hx_info_sized(struct hx *t, uint64_t gen, uint64_t min_addr, uint64_t page, uint64_t align, uint64_t stack);
 
 struct hx_type {
 	uint64_t id, stack, size;
@@ -39,9 +41,10 @@ void hx_types(struct hx *t, uint64_t gen, const struct hx_type *ty, size_t n);
 
 struct hx_ev {
 	uint8_t type; /* GT_EV_HEAP_OBJECT_ALLOC (a = id, b = type), _FREE (a = id),
-		       * GT_EV_HEAP_ALLOC (a = bytes), or any event with nargs <= 2 */
+		       * GT_EV_HEAP_ALLOC (a = bytes), GT_EV_SPAN_ALLOC (a = id,
+		       * b = npages, c = kindclass), or any event with nargs <= 3 */
 	uint64_t ts;
-	uint64_t a, b;
+	uint64_t a, b, c;
 };
 /* hx_events writes an event batch of thread m (base time ev[0].ts - 1). */
 void hx_events(struct hx *t, uint64_t gen, uint64_t m, const struct hx_ev *ev, size_t n);
@@ -50,5 +53,13 @@ void hx_end_gen(struct hx *t);
 
 /* hx_file returns a rewound tmpfile() holding the trace. */
 FILE *hx_file(const struct hx *t);
+
+struct tool_heap;
+struct tool_hsite;
+/* hx_read_heap reads the trace in buf[0..len) into heap (tool_heap_read). */
+int hx_read_heap(struct tool_heap *heap, uint8_t *buf, size_t len);
+/* hx_site_of finds heap's site whose second frame (the caller of the
+ * allocating function) is function fn; NULL if none. */
+const struct tool_hsite *hx_site_of(const struct tool_heap *heap, const char *fn);
 
 #endif

@@ -56,23 +56,13 @@ static struct hx_ev ev(uint8_t type, uint64_t ts, uint64_t a, uint64_t b)
 
 static int read_mem(size_t len)
 {
-	struct hx t = { .buf = mem, .len = len, .cap = sizeof mem };
-	FILE *f = hx_file(&t);
-	cr_assert_not_null(f);
-	int rc = tool_heap_read(heap, f);
-	fclose(f);
-	return rc;
+	return hx_read_heap(heap, mem, len);
 }
 
+/* site_of finds the site whose second frame is function fn. */
 static const struct tool_hsite *site_of(const char *fn)
 {
-	const struct tool_sites *s = &heap->sites;
-	for (uint32_t i = 0; i < s->nsites; i++) {
-		const struct tool_hsite *t = &s->sites[i];
-		if (t->nframes >= 2 && strcmp(tool_sites_str(s, s->frames[tool_sites_site_frames(s, i)[1]].func), fn) == 0)
-			return t;
-	}
-	return NULL;
+	return hx_site_of(heap, fn);
 }
 
 /* A window that starts at generation 5 (the ones before it dropped, as a

@@ -20,7 +20,6 @@
 #define MiB (1024u * 1024u)
 
 static uint8_t mem[1 << 20];
-static uint8_t scratch[GT_MAX_BATCH + 64];
 static struct tool_heap *heap;
 static struct tool_map *map;
 
@@ -44,35 +43,6 @@ static void teardown(void)
 
 /* ---- the trace writer ---- */
 
-/* An event with up to three arguments (Span and SpanAlloc have three). */
-struct mx_ev {
-	uint8_t type;
-	uint64_t ts, a, b, c;
-};
-
-static void emit(struct hx *t, struct gt_batch *b)
-{
-	size_t n = gt_batch_finish(b);
-	if (t->full || t->cap - t->len < n) {
-		t->full = 1;
-		return;
-	}
-	memcpy(t->buf + t->len, scratch, n);
-	t->len += n;
-}
-
-static void mx_events(struct hx *t, uint64_t gen, uint64_t m, const struct mx_ev *ev, size_t n)
-{
-	struct gt_batch b;
-	gt_batch_begin(&b, scratch, sizeof scratch, gen, m, n ? ev[0].ts - 1 : 1);
-	for (size_t i = 0; i < n; i++) {
-		uint64_t args[3] = { ev[i].a, ev[i].b, ev[i].c };
-		int nargs = gt_ev_nargs(ev[i].type);
-		gt_batch_event(&b, ev[i].type, ev[i].ts, (unsigned)(nargs > 0 ? nargs : 0), args);
-	}
-	emit(t, &b);
-}
-
 /* Ids differ per generation, as they may: only the frames make a site. */
 static uint64_t str_id(unsigned g, unsigned i) { return 10 * g + i; }
 static uint64_t pool_stack(unsigned g) { return 100 * g + 1; }
@@ -93,27 +63,22 @@ static void tables(struct hx *t, unsigned g)
 	hx_info(t, g, 0, 8);
 }
 
-static struct mx_ev salloc(uint64_t ts, uint64_t id, uint64_t npages, uint64_t site, unsigned cls)
+static struct hx_ev salloc(uint64_t ts, uint64_t id, uint64_t npages, uint64_t site, unsigned cls)
 {
-	return (struct mx_ev){ GT_EV_SPAN_ALLOC, ts, id, npages, GT_SPAN_KINDCLASS(site, cls) };
+	return (struct hx_ev){ GT_EV_SPAN_ALLOC, ts, id, npages, GT_SPAN_KINDCLASS(site, cls) };
 }
-static struct mx_ev sfree(uint64_t ts, uint64_t id)
+static struct hx_ev sfree(uint64_t ts, uint64_t id)
 {
-	return (struct mx_ev){ GT_EV_SPAN_FREE, ts, id, 0, 0 };
+	return (struct hx_ev){ GT_EV_SPAN_FREE, ts, id, 0, 0 };
 }
-static struct mx_ev span(uint64_t ts, uint64_t id, uint64_t npages, uint64_t site, unsigned cls)
+static struct hx_ev span(uint64_t ts, uint64_t id, uint64_t npages, uint64_t site, unsigned cls)
 {
-	return (struct mx_ev){ GT_EV_SPAN, ts, id, npages, GT_SPAN_KINDCLASS(site, cls) };
+	return (struct hx_ev){ GT_EV_SPAN, ts, id, npages, GT_SPAN_KINDCLASS(site, cls) };
 }
 
 static int read_mem(size_t len)
 {
-	struct hx t = { .buf = mem, .len = len, .cap = sizeof mem };
-	FILE *f = hx_file(&t);
-	cr_assert_not_null(f);
-	int rc = tool_heap_read(heap, f);
-	fclose(f);
-	return rc;
+	return hx_read_heap(heap, mem, len);
 }
 
 /* row_of finds the row of a class whose first frame after the mapping call
@@ -153,15 +118,15 @@ static size_t events_only(int format)
 	hx_begin(&t, mem, sizeof mem, format);
 	hx_sync(&t, 1, T(1));
 	tables(&t, 1);
-	struct mx_ev g1[] = { salloc(T(1) + 10, 0x100, 16384, pool_stack(1), GT_SPAN_ANON),
+	struct hx_ev g1[] = { salloc(T(1) + 10, 0x100, 16384, pool_stack(1), GT_SPAN_ANON),
 			      salloc(T(1) + 20, 0x90000, 10, 0, GT_SPAN_MALLOC), sfree(T(1) + 30, 0x100) };
-	mx_events(&t, 1, 1, g1, 3);
+	hx_events(&t, 1, 1, g1, 3);
 	hx_end_gen(&t);
 	hx_sync(&t, 2, T(2));
 	tables(&t, 2);
-	struct mx_ev g2[] = { salloc(T(2) + 10, 0x300, 256, thread_stack(2), GT_SPAN_STACK),
+	struct hx_ev g2[] = { salloc(T(2) + 10, 0x300, 256, thread_stack(2), GT_SPAN_STACK),
 			      { GT_EV_GOROUTINE_STACK_ALLOC, T(2) + 10, 0x300, 21, 0 } };
-	mx_events(&t, 2, 2, g2, 2);
+	hx_events(&t, 2, 2, g2, 2);
 	hx_end_gen(&t);
 	cr_assert(!t.full);
 	return t.len;
@@ -257,27 +222,27 @@ static size_t snapshots(void)
 	hx_begin(&t, mem, sizeof mem, GT_FORMAT_26);
 	hx_sync(&t, 1, T(1));
 	tables(&t, 1);
-	struct mx_ev s1[] = { span(T(1) + 1, A, 10, 0, GT_SPAN_BRK), span(T(1) + 1, B, 4, 0, GT_SPAN_UNSEEN),
+	struct hx_ev s1[] = { span(T(1) + 1, A, 10, 0, GT_SPAN_BRK), span(T(1) + 1, B, 4, 0, GT_SPAN_UNSEEN),
 			      span(T(1) + 1, C, 256, 0, GT_SPAN_STACK), { GT_EV_GOROUTINE_STACK, T(1) + 1, C, 21, 0 } };
-	mx_events(&t, 1, GT_SNAPSHOT_M, s1, 4);
-	struct mx_ev e1[] = { salloc(T(1) + 50, D, 100, pool_stack(1), GT_SPAN_ANON) };
-	mx_events(&t, 1, 1, e1, 1);
+	hx_events(&t, 1, GT_SNAPSHOT_M, s1, 4);
+	struct hx_ev e1[] = { salloc(T(1) + 50, D, 100, pool_stack(1), GT_SPAN_ANON) };
+	hx_events(&t, 1, 1, e1, 1);
 	hx_end_gen(&t);
 
 	hx_sync(&t, 2, T(2));
-	struct mx_ev e2[] = { sfree(T(2) + 1, B), salloc(T(2) + 2, E, 8, pool_stack(2), GT_SPAN_ANON) };
-	mx_events(&t, 2, 1, e2, 2);
-	struct mx_ev s2[] = { span(T(2) + 5, A, 20, 0, GT_SPAN_BRK), span(T(2) + 5, C, 256, 0, GT_SPAN_STACK),
+	struct hx_ev e2[] = { sfree(T(2) + 1, B), salloc(T(2) + 2, E, 8, pool_stack(2), GT_SPAN_ANON) };
+	hx_events(&t, 2, 1, e2, 2);
+	struct hx_ev s2[] = { span(T(2) + 5, A, 20, 0, GT_SPAN_BRK), span(T(2) + 5, C, 256, 0, GT_SPAN_STACK),
 			      span(T(2) + 5, D, 100, pool_stack(2), GT_SPAN_ANON),
 			      span(T(2) + 5, E, 8, 0, GT_SPAN_UNSEEN), { GT_EV_GOROUTINE_STACK, T(2) + 5, C, 21, 0 } };
-	mx_events(&t, 2, GT_SNAPSHOT_M, s2, 5);
+	hx_events(&t, 2, GT_SNAPSHOT_M, s2, 5);
 	tables(&t, 2); /* tables after the events */
 	hx_end_gen(&t);
 
 	hx_sync(&t, 3, T(3));
 	tables(&t, 3);
-	struct mx_ev e3[] = { sfree(T(3) + 10, D), sfree(T(3) + 11, 0x999) };
-	mx_events(&t, 3, 1, e3, 2);
+	struct hx_ev e3[] = { sfree(T(3) + 10, D), sfree(T(3) + 11, 0x999) };
+	hx_events(&t, 3, 1, e3, 2);
 	hx_end_gen(&t);
 	cr_assert(!t.full);
 	return t.len;
@@ -335,12 +300,12 @@ Test(map_acct, a_generation_without_snapshot_keeps_what_is_known, .init = setup,
 	hx_begin(&t, mem, sizeof mem, GT_FORMAT_23);
 	hx_sync(&t, 1, T(1));
 	tables(&t, 1);
-	struct mx_ev s1[] = { span(T(1) + 1, A, 10, 0, GT_SPAN_BRK) };
-	mx_events(&t, 1, GT_SNAPSHOT_M, s1, 1);
+	struct hx_ev s1[] = { span(T(1) + 1, A, 10, 0, GT_SPAN_BRK) };
+	hx_events(&t, 1, GT_SNAPSHOT_M, s1, 1);
 	hx_sync(&t, 2, T(2));
 	tables(&t, 2);
-	struct mx_ev e2[] = { salloc(T(2) + 3, D, 1, pool_stack(2), GT_SPAN_ANON) };
-	mx_events(&t, 2, 1, e2, 1);
+	struct hx_ev e2[] = { salloc(T(2) + 3, D, 1, pool_stack(2), GT_SPAN_ANON) };
+	hx_events(&t, 2, 1, e2, 1);
 	cr_assert_eq(read_mem(t.len), 0, "%s", heap->err);
 	cr_assert_eq(map->gens, 2);
 	cr_assert_eq(map->live_bytes, 11 * PAGE);
@@ -353,9 +318,9 @@ Test(map_acct, go_heap_spans_and_unknown_classes_are_other, .init = setup, .fini
 	hx_begin(&t, mem, sizeof mem, GT_FORMAT_23);
 	hx_sync(&t, 1, T(1));
 	tables(&t, 1);
-	struct mx_ev e[] = { { GT_EV_SPAN_ALLOC, T(1) + 1, 0x7, 2, 5 << 1 }, salloc(T(1) + 2, 0x8, 3, 0, 6),
+	struct hx_ev e[] = { { GT_EV_SPAN_ALLOC, T(1) + 1, 0x7, 2, 5 << 1 }, salloc(T(1) + 2, 0x8, 3, 0, 6),
 			     salloc(T(1) + 3, 0x8, 4, 0, GT_SPAN_ANON) };
-	mx_events(&t, 1, 1, e, 3);
+	hx_events(&t, 1, 1, e, 3);
 	cr_assert_eq(read_mem(t.len), 0, "%s", heap->err);
 	cr_assert_eq(map->cls[TOOL_MAP_OTHER].live_bytes, 2 * PAGE);
 	cr_assert_eq(map->cls[TOOL_MAP_OTHER].peak_bytes, 5 * PAGE);
@@ -371,16 +336,9 @@ Test(map_acct, the_page_is_the_info_batchs, .init = setup, .fini = teardown)
 	struct hx t;
 	hx_begin(&t, mem, sizeof mem, GT_FORMAT_23);
 	hx_sync(&t, 1, T(1));
-	struct gt_batch b;
-	gt_batch_begin_exp(&b, scratch, sizeof scratch, GT_EXP_ALLOCFREE, 1, GT_NO_THREAD, 1);
-	gt_batch_byte(&b, GT_ALLOCFREE_INFO);
-	gt_batch_uvarint(&b, 0);
-	gt_batch_uvarint(&b, 16384);
-	gt_batch_uvarint(&b, 8);
-	gt_batch_uvarint(&b, 16384);
-	emit(&t, &b);
-	struct mx_ev e[] = { salloc(T(1) + 1, 0x1, 3, 0, GT_SPAN_ANON) };
-	mx_events(&t, 1, 1, e, 1);
+	hx_info_sized(&t, 1, 0, 16384, 8, 16384);
+	struct hx_ev e[] = { salloc(T(1) + 1, 0x1, 3, 0, GT_SPAN_ANON) };
+	hx_events(&t, 1, 1, e, 1);
 	cr_assert_eq(read_mem(t.len), 0, "%s", heap->err);
 	cr_assert_eq(map->live_bytes, 3 * 16384);
 	cr_assert_eq(map->page, 16384);
