@@ -195,7 +195,7 @@ static void advance(int final)
 	gt_strtab_reset(&gt.strings[old & 1]);
 	gt_gen_chunks_recycle(&chunks);
 	gt_gen_free_all();
-	gt_gen_spans_done(old);
+	gt_gen_spans_done();
 	gen_start_ts = ts;
 	if (!final) /* the mapped memory at the new generation's start (core/gen_spans.h) */
 		gt_gen_spans_take(old + 1, atomic_load_explicit(&gt.gen_start[(old + 1) & 1], memory_order_relaxed));

@@ -12,19 +12,14 @@
 #include "heapsite.h"
 #include "idmap.h"
 #include "region.h"
+#include "snapout.h"
 #include "stacktab.h"
 #include "thread.h"
 #include "tracer.h"
 #include "typetab.h"
 
-#define BLOCK GT_GEN_BATCH_CAP
-
-/* The batches: blocks mapped once and reused, the first `used` of them
- * holding pending_gen's snapshot (lens: their lengths). */
-static uint8_t **blocks;
-static size_t *lens;
-static size_t nblocks, capblocks, used;
-static uint64_t pending_gen; /* 0: none */
+/* The snapshot's batches (core/snapout.h). */
+static struct gt_snapout batches;
 
 /* The copy of the live table (one shard, or the sampled set). */
 static struct gt_heaplive_entry *ents;
@@ -57,67 +52,6 @@ static uint64_t capprev, nprev;
 static struct gt_side *side;
 
 static struct gt_gen_snap_stats last;
-
-struct writer {
-	struct gt_batch b;
-	int open;
-	uint64_t gen, ts;
-};
-
-static int need_blocks(size_t n)
-{
-	if (n > capblocks) {
-		size_t cap = capblocks ? capblocks * 2 : 64;
-		while (cap < n)
-			cap *= 2;
-		uint8_t **nb = gt_map(cap * sizeof *nb);
-		size_t *nl = gt_map(cap * sizeof *nl);
-		if (!nb || !nl) {
-			if (nb)
-				gt_unmap(nb, cap * sizeof *nb);
-			if (nl)
-				gt_unmap(nl, cap * sizeof *nl);
-			return -1;
-		}
-		if (blocks) {
-			memcpy(nb, blocks, nblocks * sizeof *nb);
-			memcpy(nl, lens, used * sizeof *nl);
-			gt_unmap(blocks, capblocks * sizeof *blocks);
-			gt_unmap(lens, capblocks * sizeof *lens);
-		}
-		blocks = nb;
-		lens = nl;
-		capblocks = cap;
-	}
-	while (nblocks < n) {
-		uint8_t *m = gt_map(BLOCK);
-		if (!m)
-			return -1;
-		blocks[nblocks++] = m;
-	}
-	return 0;
-}
-
-static void close_batch(struct writer *w)
-{
-	if (!w->open)
-		return;
-	lens[used - 1] = gt_batch_finish(&w->b);
-	w->open = 0;
-}
-
-static inline int writer_room(struct writer *w)
-{
-	if (__builtin_expect(w->open && gt_batch_room(&w->b) >= GT_EVENT_MAX(2), 1))
-		return 0;
-	close_batch(w);
-	if (need_blocks(used + 1) != 0)
-		return -1;
-	gt_batch_begin(&w->b, blocks[used], BLOCK, w->gen, GT_SNAPSHOT_M, w->ts);
-	lens[used++] = 0;
-	w->open = 1;
-	return 0;
-}
 
 static int types_grow(void)
 {
@@ -287,11 +221,11 @@ static struct {
  * mispredicted "same type as the one before?" cost more than the rest of
  * the event. The type cache is always asked (it hits nearly always), and
  * the batch's room is checked once per run of events that must fit. */
-static uint64_t emit(struct writer *w, uint64_t n)
+static uint64_t emit(struct gt_snapout *w, uint64_t n)
 {
 	uint64_t k = 0;
 	while (k < n) {
-		if (writer_room(w) != 0)
+		if (gt_snapout_room(w, GT_EVENT_MAX(2)) != 0)
 			break;
 		uint64_t fit = gt_batch_room(&w->b) / GT_EVENT_MAX(2);
 		uint64_t end = n - k < fit ? n : k + fit;
@@ -325,8 +259,7 @@ static uint64_t now_ns(clockid_t c)
 
 void gt_gen_snap_take(uint64_t gen, uint64_t ts)
 {
-	pending_gen = 0;
-	used = 0;
+	gt_snapout_begin(&batches, gen, ts);
 	if (!gt.malloc_events || (gt_heap_mode != GT_HEAP_ALL && gt_heap_mode != GT_HEAP_SAMPLE))
 		return;
 	uint64_t t0 = now_ns(CLOCK_MONOTONIC), c0 = now_ns(CLOCK_THREAD_CPUTIME_ID);
@@ -339,20 +272,15 @@ void gt_gen_snap_take(uint64_t gen, uint64_t ts)
 	memset(tcache, 0, sizeof tcache); /* types of the generation before */
 	index_prev(gen - 1);
 	hold_ns = 0;
-	struct writer w = { .gen = gen, .ts = ts };
 	uint64_t objects = 0;
 	if (gt_heap_mode == GT_HEAP_ALL) {
 		for (unsigned i = 0; i < GT_HEAPLIVE_SHARDS; i++)
-			objects += emit(&w, copy(i, gen));
+			objects += emit(&batches, copy(i, gen));
 	} else {
-		objects = emit(&w, copy(0, gen));
+		objects = emit(&batches, copy(0, gen));
 	}
-	close_batch(&w);
-	if (used)
-		pending_gen = gen;
-	uint64_t bytes = 0;
-	for (size_t i = 0; i < used; i++)
-		bytes += lens[i];
+	gt_snapout_end(&batches);
+	uint64_t bytes = gt_snapout_bytes(&batches);
 	last = (struct gt_gen_snap_stats){ gen, objects, now_ns(CLOCK_MONOTONIC) - t0,
 					   now_ns(CLOCK_THREAD_CPUTIME_ID) - c0, bytes, hold_ns };
 	/* The figures, in the generation's strings: what the snapshot cost
@@ -367,20 +295,12 @@ void gt_gen_snap_take(uint64_t gen, uint64_t ts)
 
 void gt_gen_snap_write(struct gt_gen_out *o, uint64_t gen)
 {
-	if (pending_gen != gen || !gen)
-		return;
-	for (size_t i = 0; i < used; i++)
-		gt_gen_out_add(o, blocks[i], lens[i]);
+	gt_snapout_write(&batches, o, gen);
 }
 
 void gt_gen_snap_done(void)
 {
-	pending_gen = 0;
-	/* Blocks are kept for the next snapshot, but not many more than the
-	 * last one needed (a heap that shrank gives its memory back). */
-	while (nblocks > 2 * used + 16)
-		gt_unmap(blocks[--nblocks], BLOCK);
-	used = 0;
+	gt_snapout_done(&batches);
 }
 
 void gt_gen_snap_last(struct gt_gen_snap_stats *out)
@@ -390,7 +310,6 @@ void gt_gen_snap_last(struct gt_gen_snap_stats *out)
 
 void gt_gen_snap_after_fork(void)
 {
-	pending_gen = 0;
-	used = 0;
+	gt_snapout_forget(&batches);
 	logs[0] = logs[1] = NULL; /* the table forgot them (gt_typetab_forget) */
 }

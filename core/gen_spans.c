@@ -10,6 +10,7 @@
 #include "lock.h"
 #include "ownmaps.h"
 #include "region.h"
+#include "snapout.h"
 #include "request.h"
 #include "spantab.h"
 #include "heapsite.h"
@@ -18,17 +19,11 @@
 #include "tracer.h"
 
 #define PAGE ((uintptr_t)GT_SPAN_PAGE)
-#define SNAP_BATCH_CAP (GT_MAX_BATCH + 64)
 #define SNAP_EVENT_MAX GT_EVENT_MAX(3)
 
-/* The snapshot of each generation parity, taken at its start, written with
- * the generation (its memory: a region of its own, emptied once written). */
-static struct pending {
-	struct gt_region mem;
-	struct iovec *iov;
-	int n, cap;
-	uint64_t gen;
-} pending[2];
+/* The snapshot's batches (core/snapout.h), taken at a generation's start
+ * and written with it. */
+static struct gt_snapout batches;
 
 static struct gt_region scratch; /* the map being read: emptied after each take */
 
@@ -208,59 +203,17 @@ static struct ranges without_own(const struct ranges *r)
 
 /* --- the batches --------------------------------------------------------- */
 
-struct writer {
-	struct pending *p;
-	struct gt_batch b;
-	int open;
-	uint64_t gen, ts;
-};
-
-static void add_iov(struct pending *p, void *base, size_t len)
+static void w_span(struct gt_snapout *w, uintptr_t lo, uintptr_t hi, unsigned cls, uint64_t site)
 {
-	if (p->n == p->cap) {
-		int cap = p->cap ? p->cap * 2 : 16;
-		struct iovec *v = gt_region_alloc(&p->mem, (size_t)cap * sizeof *v);
-		if (!v)
-			return;
-		if (p->n)
-			memcpy(v, p->iov, (size_t)p->n * sizeof *v);
-		p->iov = v;
-		p->cap = cap;
-	}
-	p->iov[p->n++] = (struct iovec){ base, len };
-}
-
-static void w_close(struct writer *w)
-{
-	if (w->open)
-		add_iov(w->p, w->b.mem, gt_batch_finish(&w->b));
-	w->open = 0;
-}
-
-static int w_room(struct writer *w)
-{
-	if (w->open && gt_batch_room(&w->b) >= SNAP_EVENT_MAX)
-		return 0;
-	w_close(w);
-	uint8_t *mem = gt_region_alloc(&w->p->mem, SNAP_BATCH_CAP);
-	if (!mem)
-		return -1;
-	gt_batch_begin(&w->b, mem, SNAP_BATCH_CAP, w->gen, GT_SNAPSHOT_M, w->ts);
-	w->open = 1;
-	return 0;
-}
-
-static void w_span(struct writer *w, uintptr_t lo, uintptr_t hi, unsigned cls, uint64_t site)
-{
-	if (hi < lo + PAGE || w_room(w) != 0)
+	if (hi < lo + PAGE || gt_snapout_room(w, SNAP_EVENT_MAX) != 0)
 		return;
 	uint64_t args[3] = { lo / PAGE, (hi - lo) / PAGE, GT_SPAN_KINDCLASS(site <= UINT32_MAX ? site : 0, cls) };
 	gt_batch_event(&w->b, GT_EV_SPAN, w->ts, 3, args);
 }
 
-static void w_stack(struct writer *w, uintptr_t base, uintptr_t len)
+static void w_stack(struct gt_snapout *w, uintptr_t base, uintptr_t len)
 {
-	if (!len || w_room(w) != 0)
+	if (!len || gt_snapout_room(w, SNAP_EVENT_MAX) != 0)
 		return;
 	uint64_t args[2] = { base / PAGE, gt_span_stack_order(len) };
 	gt_batch_event(&w->b, GT_EV_GOROUTINE_STACK, w->ts, 2, args);
@@ -273,7 +226,7 @@ static void w_stack(struct writer *w, uintptr_t base, uintptr_t len)
  * (unmapped by a call the wrappers did not see, or made inaccessible) and
  * leaves the table. */
 struct merge {
-	struct writer *w;
+	struct gt_snapout *w;
 	const struct ranges *r;
 	size_t i;          /* the range being covered */
 	uintptr_t cur;     /* its part written so far ends here */
@@ -329,11 +282,7 @@ struct tstack {
 
 void gt_gen_spans_take(uint64_t gen, uint64_t ts)
 {
-	struct pending *p = &pending[gen & 1];
-	gt_region_reset(&p->mem);
-	p->iov = NULL;
-	p->n = p->cap = 0;
-	p->gen = gen;
+	gt_snapout_begin(&batches, gen, ts);
 	if (!gt.malloc_events)
 		return;
 	int saved = errno;
@@ -362,22 +311,21 @@ void gt_gen_spans_take(uint64_t gen, uint64_t ts)
 						t->bounds.hi };
 	gt_unlock(&gt.reg_lock);
 
-	struct writer w = { .p = p, .gen = gen, .ts = ts };
-	struct merge m = { .w = &w, .r = &r };
+	struct merge m = { .w = &batches, .r = &r };
 	gt_spans_lock();
 	gt_spans_each(merge_span, &m);
 	gt_spans_unlock();
 	flush_until(&m, UINTPTR_MAX);
 	for (size_t i = 0; i < nts; i++) {
 		if (ts_v[i].len) {
-			w_stack(&w, ts_v[i].base, ts_v[i].len);
+			w_stack(&batches, ts_v[i].base, ts_v[i].len);
 			continue;
 		}
 		for (size_t k = 0; k < r.n; k++)
 			if (r.v[k].kind == R_STACK && ts_v[i].hi > r.v[k].lo && ts_v[i].hi <= r.v[k].hi)
-				w_stack(&w, r.v[k].lo, r.v[k].hi - r.v[k].lo);
+				w_stack(&batches, r.v[k].lo, r.v[k].hi - r.v[k].lo);
 	}
-	w_close(&w);
+	gt_snapout_end(&batches);
 out:
 	gt_region_reset(&scratch);
 	errno = saved;
@@ -385,20 +333,10 @@ out:
 
 void gt_gen_spans_write(struct gt_gen_out *o, uint64_t gen)
 {
-	struct pending *p = &pending[gen & 1];
-	if (p->gen != gen)
-		return;
-	for (int i = 0; i < p->n; i++)
-		gt_gen_out_add(o, p->iov[i].iov_base, p->iov[i].iov_len);
+	gt_snapout_write(&batches, o, gen);
 }
 
-void gt_gen_spans_done(uint64_t gen)
+void gt_gen_spans_done(void)
 {
-	struct pending *p = &pending[gen & 1];
-	if (p->gen != gen)
-		return;
-	gt_region_reset(&p->mem);
-	p->iov = NULL;
-	p->n = p->cap = 0;
-	p->gen = 0;
+	gt_snapout_done(&batches);
 }

@@ -11,8 +11,8 @@
  * GT_SPAN_STACK ([stack]); a known span's site is put in the generation's
  * stack table again (core/heapsite.h), the others' is 0. Taken when a generation starts (the
  * switch, core/advance.c, with gt.advance_lock held; and the first
- * generation at the engine's start), kept, and written with the
- * generation's other batches when it closes. Only on the flusher (its own
+ * generation at the engine's start), kept (core/snapout.h), and written
+ * with the generation's other batches when it closes. Only on the flusher (its own
  * descriptor table) or while the process has one thread: otherwise that
  * generation has no snapshot. Only with heap recording on. */
 #ifndef GT_GEN_SPANS_H
@@ -31,8 +31,8 @@
 void gt_gen_spans_take(uint64_t gen, uint64_t ts);
 
 /* gt_gen_spans_write adds gen's snapshot batches to o; gt_gen_spans_done
- * frees them once o is written. */
+ * once o is written (their memory is kept for the next: core/snapout.h). */
 void gt_gen_spans_write(struct gt_gen_out *o, uint64_t gen);
-void gt_gen_spans_done(uint64_t gen);
+void gt_gen_spans_done(void);
 
 #endif
