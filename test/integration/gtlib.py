@@ -146,6 +146,39 @@ def _pid_alive(pid):
     return True
 
 
+def session_members(sid):
+    """Pids of the processes of session sid that still run (zombies, whose
+    files are written and closed, are left out: a container's init may never
+    reap them)."""
+    pids = []
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % d) as f:
+                stat = f.read()
+        except OSError:
+            continue
+        fields = stat[stat.rindex(")") + 2:].split()
+        if fields[0] not in ("Z", "X") and int(fields[3]) == sid:
+            pids.append(int(d))
+    return pids
+
+
+def wait_session_done(sid, timeout=30):
+    """Wait until every process of session sid has ended, or timeout
+    seconds. A multi-process program's helpers (Chromium's zygotes and
+    crash handler) outlive the process the test waited for and write their
+    traces as they end: a file read before then is read half written.
+    Returns the pids still running."""
+    deadline = time.monotonic() + timeout
+    while True:
+        left = session_members(sid)
+        if not left or time.monotonic() > deadline:
+            return left
+        time.sleep(0.05)
+
+
 def _ensure_dirs():
     global _dirs_ready
     for d in (WORK, BIN_DIR, TRACE_DIR):

@@ -68,8 +68,9 @@ def run(argv, env_extra=None, timeout=60, nofile=None, cwd=None, stdin=None):
     """Runs argv (environment: clean_env() + env_extra) in a session of its
     own; on timeout the whole session is killed and the test fails saying
     so. nofile sets RLIMIT_NOFILE (soft and hard) in the child, as
-    `ulimit -n` does. Returns a gtlib.Run (returncode < 0: killed by that
-    signal)."""
+    `ulimit -n` does. Returns, once argv and every process left in its
+    session have ended (up to 30 s more), a gtlib.Run (returncode < 0:
+    killed by that signal; elapsed: argv's own time)."""
     env = gtlib.clean_env()
     env.update(env_extra or {})
 
@@ -93,8 +94,10 @@ def run(argv, env_extra=None, timeout=60, nofile=None, cwd=None, stdin=None):
                              % (" ".join(argv), timeout, env.get("LD_PRELOAD", ""), env.get("GOTRACE_OUT", ""),
                                 gtlib.head(out.decode("utf-8", "replace"), 10),
                                 gtlib.head(err.decode("utf-8", "replace"), 10))) from None
+    elapsed = time.monotonic() - t0
+    gtlib.wait_session_done(p.pid)  # helpers that outlive argv finish their traces
     return gtlib.Run(list(argv), p.returncode, out.decode("utf-8", "replace"), err.decode("utf-8", "replace"),
-                     time.monotonic() - t0)
+                     elapsed)
 
 
 def validate_all(files):
