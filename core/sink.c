@@ -29,6 +29,7 @@ static struct {
 	int stream_fd;         /* its descriptor until the flusher holds it */
 	int held_fd;           /* the flusher's descriptor of the output, or -1 */
 	int failed;            /* a write failed: nothing more is written */
+	int no_unnamed;        /* unnamed files cannot be made or named here */
 	int given_fd;          /* the caller's descriptor (gt_sink_prepare_fd), or -1 */
 	uint64_t given_start;  /* where the trace begins in it */
 } out = { .stream_fd = -1, .held_fd = -1, .given_fd = -1 };
@@ -232,24 +233,47 @@ void gt_sink_forget_after_fork(void)
 	out.given_fd = -1; /* the parent's output */
 }
 
-/* create makes the output file (its final name chosen now for a later
- * image: never over an earlier file) and writes the header. */
-static int create(void)
+/* name_candidate writes the k-th name a later image may take to out.path
+ * (k = -1: the base itself, for a pattern holding %p); 0, or -1 when there
+ * is no k-th name. */
+static int name_candidate(int k)
+{
+	if (k >= 100)
+		return -1;
+	if (k < 0)
+		snprintf(out.path, sizeof out.path, "%s", out.base);
+	else if (out.own_name) /* the pid is in the name already */
+		snprintf(out.path, sizeof out.path, "%s.%d", out.base, k + 1);
+	else if (k == 0)
+		snprintf(out.path, sizeof out.path, "%s.%d", out.base, (int)getpid());
+	else
+		snprintf(out.path, sizeof out.path, "%s.%d.%d", out.base, (int)getpid(), k);
+	return 0;
+}
+
+/* remember_file: the identity of the output, checked before every write;
+ * 0 or errno. */
+static int remember_file(int fd)
+{
+	struct stat st;
+	if (gt_sys_call(SYS_fstat, fd, &st) != 0)
+		return errno;
+	out.dev = st.st_dev;
+	out.ino = st.st_ino;
+	return 0;
+}
+
+/* create_named makes the output file under its final name (chosen now for
+ * a later image: never over an earlier file) and writes the header: the
+ * way when the file system has no unnamed files. */
+static int create_named(void)
 {
 	int flags = O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW;
 	int fd = -1;
 	if (!out.later) {
 		fd = sys_open(out.path, flags | O_TRUNC, 0666);
 	} else {
-		for (int k = out.own_name ? -1 : 0; k < 100 && fd < 0; k++) {
-			if (k < 0)
-				snprintf(out.path, sizeof out.path, "%s", out.base);
-			else if (out.own_name) /* the pid is in the name already */
-				snprintf(out.path, sizeof out.path, "%s.%d", out.base, k + 1);
-			else if (k == 0)
-				snprintf(out.path, sizeof out.path, "%s.%d", out.base, (int)getpid());
-			else
-				snprintf(out.path, sizeof out.path, "%s.%d.%d", out.base, (int)getpid(), k);
+		for (int k = out.own_name ? -1 : 0; fd < 0 && name_candidate(k) == 0; k++) {
 			fd = sys_open(out.path, flags | O_EXCL, 0666);
 			if (fd < 0 && errno != EEXIST)
 				break;
@@ -258,18 +282,141 @@ static int create(void)
 	if (fd < 0)
 		return -errno;
 	int err = write_header(fd);
-	struct stat st;
-	if (!err && gt_sys_call(SYS_fstat, fd, &st) != 0)
-		err = errno;
+	if (!err)
+		err = remember_file(fd);
 	if (err) {
 		sys_close(fd);
 		gt_sys_call(SYS_unlinkat, AT_FDCWD, out.path, 0);
 		return -err;
 	}
-	out.dev = st.st_dev;
-	out.ino = st.st_ino;
 	out.created = 1;
 	return fd;
+}
+
+/* open_unnamed opens a file with no name yet (O_TMPFILE) in the directory
+ * of path and writes the header: it is named once it holds a complete
+ * generation (give_name), so a reader never meets it half written and a
+ * process killed while writing its first generation leaves nothing.
+ * Returns the descriptor or -errno (no such files here: -EOPNOTSUPP and
+ * the like). */
+static int open_unnamed(const char *path)
+{
+	char dir[PATH_CAP + 64];
+	snprintf(dir, sizeof dir, "%s", path);
+	char *slash = strrchr(dir, '/');
+	if (!slash)
+		return -EINVAL;
+	if (slash == dir)
+		slash[1] = 0; /* the root directory */
+	else
+		*slash = 0;
+	int fd = sys_open(dir, O_TMPFILE | O_WRONLY | O_APPEND | O_CLOEXEC, 0666);
+	if (fd < 0)
+		return -errno;
+	int err = write_header(fd);
+	if (!err)
+		err = remember_file(fd);
+	if (err) {
+		sys_close(fd);
+		return -err;
+	}
+	return fd;
+}
+
+/* link_as names the unnamed file fd path; with replace, a file of that name
+ * is replaced. Through /proc/thread-self: the calling thread's table may be
+ * its own (the flusher's). 0 or errno. */
+static int link_as(int fd, const char *path, int replace)
+{
+	char proc[64];
+	snprintf(proc, sizeof proc, "/proc/thread-self/fd/%d", fd);
+	for (int tries = 0;; tries++) {
+		if (gt_sys_call(SYS_linkat, AT_FDCWD, proc, AT_FDCWD, path, AT_SYMLINK_FOLLOW) == 0)
+			return 0;
+		if (errno != EEXIST || !replace || tries > 0)
+			return errno;
+		gt_sys_call(SYS_unlinkat, AT_FDCWD, path, 0);
+	}
+}
+
+/* give_name names the unnamed output file fd: out.path, or for a later image
+ * the first of its names not taken. 0 or errno. */
+static int give_name(int fd)
+{
+	if (!out.later)
+		return link_as(fd, out.path, 1);
+	int err = EEXIST;
+	for (int k = out.own_name ? -1 : 0; err == EEXIST && name_candidate(k) == 0; k++)
+		err = link_as(fd, out.path, 0);
+	return err;
+}
+
+/* create makes the output file: unnamed until its first generation is
+ * complete (f->unnamed), or named at once where that cannot be. */
+static int create(struct gt_sink_file *f)
+{
+	if (!out.no_unnamed) {
+		int fd = open_unnamed(out.base);
+		if (fd >= 0) {
+			f->unnamed = 1;
+			return fd;
+		}
+		if (fd == -EMFILE || fd == -ENFILE)
+			return fd; /* the table is full: the same again elsewhere */
+		out.no_unnamed = 1;
+	}
+	return create_named();
+}
+
+/* name_complete: the unnamed file *fd (f's) now holds a complete generation,
+ * iov: it takes its name. Where that cannot be (no /proc here), the file is
+ * made again under its name and the generation written there, and unnamed
+ * files are not tried again. 0 or errno. */
+static int name_complete(struct gt_sink_file *f, int *fd, struct iovec *iov, int n)
+{
+	int err = f->is_main ? give_name(*fd) : link_as(*fd, f->path, 1);
+	if (!err) {
+		f->unnamed = 0;
+		if (f->is_main)
+			out.created = 1;
+		return 0;
+	}
+	out.no_unnamed = 1;
+	int held = f->is_main && out.held_fd == *fd;
+	sys_close(*fd);
+	if (held)
+		out.held_fd = -1;
+	f->unnamed = 0;
+	*fd = f->is_main ? create_named() : sys_open(f->path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC |
+								   O_NOFOLLOW, 0666);
+	if (*fd < 0)
+		return f->is_main ? -*fd : errno;
+	f->committed = GT_HEADER_LEN;
+	if ((!f->is_main && (err = write_header(*fd))) || (err = gt_write_all(*fd, iov, n))) {
+		gt_sys_call(SYS_ftruncate, *fd, (off_t)0);
+		return err;
+	}
+	for (int i = 0; i < n; i++)
+		f->committed += iov[i].iov_len;
+	if (held)
+		out.held_fd = *fd;
+	return 0;
+}
+
+/* append writes one complete generation, iov, to fd (f's file): named once
+ * it is the first; a write cut short is cut back to the last complete
+ * generation (invariant 2). 0 or errno. */
+static int append(struct gt_sink_file *f, int *fd, struct iovec *iov, int n)
+{
+	int err = gt_write_all(*fd, iov, n);
+	if (err) {
+		if (!f->unnamed && !(f->is_main && out.stream))
+			gt_sys_call(SYS_ftruncate, *fd, (off_t)f->committed);
+		return err;
+	}
+	for (int i = 0; i < n; i++)
+		f->committed += iov[i].iov_len;
+	return f->unnamed ? name_complete(f, fd, iov, n) : 0;
 }
 
 /* stop ends tracing after a problem with the output (one warning). */
@@ -316,7 +463,7 @@ static int detour_main(void *arg)
 	struct gt_sink_file *f = d->f;
 	int fd;
 	if (!out.created) {
-		fd = create();
+		fd = create(f);
 		if (fd < 0) {
 			d->err = -fd;
 			return 0;
@@ -334,15 +481,9 @@ static int detour_main(void *arg)
 			return 0;
 		}
 	}
-	size_t len = 0;
-	for (int i = 0; i < d->n; i++)
-		len += d->iov[i].iov_len;
-	d->err = gt_write_all(fd, d->iov, d->n);
-	if (d->err)
-		gt_sys_call(SYS_ftruncate, fd, (off_t)f->committed);
-	else
-		f->committed += len;
+	d->err = append(f, &fd, d->iov, d->n);
 	sys_close(fd);
+	f->unnamed = 0; /* closed: a file never named is gone */
 	return 0;
 }
 
@@ -427,7 +568,7 @@ int gt_sink_begin(struct gt_sink_file *f)
 		return 0;
 	}
 	if (!out.created) {
-		int fd = create();
+		int fd = create(f);
 		if (fd == -EMFILE || fd == -ENFILE) {
 			f->detour = 1; /* every slot of the program's table is taken */
 			return 0;
@@ -481,11 +622,18 @@ int gt_sink_begin_new(struct gt_sink_file *f, const char *path)
 	memset(f, 0, sizeof *f);
 	f->path = path;
 	f->transient = 1;
+	f->committed = GT_HEADER_LEN;
+	f->fd = out.no_unnamed ? -EOPNOTSUPP : open_unnamed(path);
+	if (f->fd >= 0) {
+		f->unnamed = 1; /* named by its first generation */
+		return 0;
+	}
+	if (f->fd == -EMFILE || f->fd == -ENFILE)
+		return f->err = -f->fd;
 	f->fd = sys_open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0666);
 	if (f->fd < 0)
 		return f->err = errno;
 	f->err = write_header(f->fd);
-	f->committed = GT_HEADER_LEN;
 	return f->err;
 }
 
@@ -495,17 +643,9 @@ int gt_sink_generation(struct gt_sink_file *f, struct iovec *iov, int n)
 		return detour_generation(f, iov, n);
 	if (f->err || f->fd < 0)
 		return f->err ? f->err : EBADF;
-	size_t len = 0;
-	for (int i = 0; i < n; i++)
-		len += iov[i].iov_len;
-	int err = gt_write_all(f->fd, iov, n);
-	if (!err) {
-		f->committed += len;
+	int err = append(f, &f->fd, iov, n);
+	if (!err)
 		return 0;
-	}
-	/* Cut back to the last complete generation (invariant 2). */
-	if (!(f->is_main && out.stream))
-		gt_sys_call(SYS_ftruncate, f->fd, (off_t)f->committed);
 	f->err = err;
 	if (f->is_main)
 		stop("cannot write the trace to %s: %s; tracing stops, the program goes on", f->path, strerror(err));
@@ -525,6 +665,13 @@ void gt_sink_end(struct gt_sink_file *f)
 			gt_sys_call(SYS_ftruncate, f->fd, (off_t)out.given_start);
 			out.created = 0;
 		}
+		f->fd = -1;
+		return;
+	}
+	if (f->unnamed) { /* never named: closing it removes it */
+		if (f->is_main && out.held_fd == f->fd)
+			out.held_fd = -1;
+		sys_close(f->fd);
 		f->fd = -1;
 		return;
 	}

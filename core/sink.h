@@ -11,8 +11,11 @@
  *    code of the program can see the number in between.
  *
  * 2. Every file left behind is a valid trace or is not there. A regular
- *    output file is created by the write of its first complete generation
- *    (header included), never before; a write cut short (a full disk, a
+ *    output file is made without a name (O_TMPFILE) and named only once it
+ *    holds its header and first complete generation, so no reader meets it
+ *    half written and a process killed while writing it leaves nothing
+ *    (where the file system or a missing /proc forbids that, it is created
+ *    under its name by that write); a write cut short (a full disk, a
  *    quota) is truncated back to the last complete generation, and a file
  *    left with no complete generation is removed.
  *
@@ -83,6 +86,8 @@ struct gt_sink_file {
 	int is_main;        /* the output itself, not a snapshot */
 	int detour;         /* the program's table is full: each generation is
 	                     * written by a task of the tracer's (core/sink.c) */
+	int unnamed;        /* created without a name (O_TMPFILE), named by its
+	                     * first complete generation (invariant 2) */
 	int err;
 };
 

@@ -1,8 +1,12 @@
 """Bad output paths, crashes, kills, fork and exec: the program behaves as if
 untraced, problems get one clear line on stderr, and every trace file that is
 written holds only complete generations the Go parsers accept."""
+import ctypes
+import ctypes.util
 import glob
 import os
+import select
+import struct
 import shutil
 import signal
 import subprocess
@@ -17,6 +21,50 @@ GO_NEW = gtlib.GO_NEW
 
 def gotrace_lines(stderr):
     return [l for l in stderr.splitlines() if l.startswith("gotrace:")]
+
+
+IN_MODIFY, IN_MOVED_TO, IN_CREATE = 0x2, 0x80, 0x100
+
+
+def watch_appearance(directory, name, proc, on_appear, timeout=60):
+    """Watch directory (inotify) while proc runs: when a file called name
+    appears (created, linked or moved there) call on_appear() at once.
+    Returns how many writes to name the kernel reported after it appeared
+    (until proc ended), or None if it never appeared."""
+    libc = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
+    fd = libc.inotify_init1(os.O_CLOEXEC | os.O_NONBLOCK)
+    if fd < 0:
+        raise OSError(ctypes.get_errno(), "inotify_init1")
+    appeared, writes = False, 0
+    try:
+        if libc.inotify_add_watch(fd, directory.encode(), IN_CREATE | IN_MOVED_TO | IN_MODIFY) < 0:
+            raise OSError(ctypes.get_errno(), "inotify_add_watch")
+        deadline = time.monotonic() + timeout
+        ended = None
+        while time.monotonic() < deadline:
+            if ended is None and proc.poll() is not None:
+                ended = time.monotonic()
+            if ended is not None and time.monotonic() > ended + 0.2:
+                break
+            ready, _, _ = select.select([fd], [], [], 0.01)
+            if not ready:
+                continue
+            buf = os.read(fd, 65536)
+            off = 0
+            while off < len(buf):
+                _, mask, _, n = struct.unpack_from("iIII", buf, off)
+                got = buf[off + 16:off + 16 + n].split(b"\0", 1)[0].decode()
+                off += 16 + n
+                if got != name:
+                    continue
+                if mask & (IN_CREATE | IN_MOVED_TO) and not appeared:
+                    appeared = True
+                    on_appear()
+                elif mask & IN_MODIFY and appeared:
+                    writes += 1
+        return writes if appeared else None
+    finally:
+        os.close(fd)
 
 
 class RobustnessTest(unittest.TestCase):
@@ -79,6 +127,44 @@ class RobustnessTest(unittest.TestCase):
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
         gens = sum(1 for l in r.stdout.splitlines() if " Sync " in l)
         self.assertGreaterEqual(gens, 5, "only %d generations readable: %s" % (gens, r.stderr[:300]))
+
+    def test_the_file_appears_only_as_a_complete_trace(self):
+        # A reader that opens the trace the moment its name appears (a
+        # script polling for it, `go tool trace` on a helper process still
+        # exiting), and a SIGKILL at that very moment (a parent killing its
+        # children at shutdown): both meet a trace the parsers accept.
+        # Before, the name appeared with the file still empty and a kill
+        # then left a file no parser reads.
+        path = os.path.join(self.dir, "appear.trace")
+        env = gtlib.clean_env()
+        # A first generation of a few MB (200,000 recorded mallocs and
+        # frees), written at exit: a write that takes milliseconds.
+        env.update({"LD_PRELOAD": gtlib.LIB, "GOTRACE_OUT": path, "GOTRACE_PERIOD": "60s",
+                    "GOTRACE_MALLOC": "all"})
+        p = subprocess.Popen([gtlib.compile("hotpath"), "malloc", "200000"], env=env, stdout=subprocess.DEVNULL)
+        seen = []
+
+        def read_and_kill():
+            with open(path, "rb") as f:
+                seen.append(f.read())
+            p.send_signal(signal.SIGKILL)
+        try:
+            writes = watch_appearance(self.dir, os.path.basename(path), p, read_and_kill)
+        finally:
+            p.wait()
+        self.assertIsNotNone(writes, "the traced program wrote no %s" % path)
+        # A one-generation trace is complete when its name appears: the
+        # kernel reports no write to it after that.
+        self.assertEqual(writes, 0, "%s was written %d times after its name appeared" % (path, writes))
+        seen = seen[0]
+        with open(path, "rb") as f:
+            left = f.read()
+        gtlib.validate(path)   # what the kill left
+        if left != seen:
+            copy = os.path.join(self.dir, "as-seen.trace")
+            with open(copy, "wb") as f:
+                f.write(seen)
+            gtlib.validate(copy)   # what the reader read at once
 
     def test_segv_dies_the_same_and_keeps_the_trace(self):
         path = os.path.join(self.dir, "segv.trace")
