@@ -66,16 +66,22 @@ static int absolute(const char *path, char *buf, size_t len)
 	return snprintf(buf, len, "%s/%s", cwd, path) < (int)len ? 0 : -1;
 }
 
+/* dir_of writes the directory of the absolute path to dir. */
+static void dir_of(const char *path, char *dir, size_t len)
+{
+	snprintf(dir, len, "%s", path);
+	char *slash = strrchr(dir, '/');
+	if (slash == dir)
+		slash[1] = 0; /* the root directory */
+	else if (slash)
+		*slash = 0;
+}
+
 /* dir_writable: the directory that will hold path takes new files. */
 static int dir_writable(const char *path)
 {
 	char dir[PATH_CAP];
-	snprintf(dir, sizeof dir, "%s", path);
-	char *slash = strrchr(dir, '/');
-	if (slash == dir)
-		slash[1] = 0;
-	else if (slash)
-		*slash = 0;
+	dir_of(path, dir, sizeof dir);
 	return gt_sys_call(SYS_faccessat, AT_FDCWD, dir, W_OK | X_OK, 0) == 0 ? 0 : -errno;
 }
 
@@ -251,16 +257,26 @@ static int name_candidate(int k)
 	return 0;
 }
 
-/* remember_file: the identity of the output, checked before every write;
- * 0 or errno. */
-static int remember_file(int fd)
+/* start_file writes the header to the new file fd and, for the output
+ * (is_main, not a snapshot), remembers its identity (checked before every
+ * write): fd, or -errno with fd closed and path (if any) removed. */
+static int start_file(int fd, const char *path, int is_main)
 {
 	struct stat st;
-	if (gt_sys_call(SYS_fstat, fd, &st) != 0)
-		return errno;
-	out.dev = st.st_dev;
-	out.ino = st.st_ino;
-	return 0;
+	int err = write_header(fd);
+	if (!err && is_main && gt_sys_call(SYS_fstat, fd, &st) != 0)
+		err = errno;
+	if (!err) {
+		if (is_main) {
+			out.dev = st.st_dev;
+			out.ino = st.st_ino;
+		}
+		return fd;
+	}
+	sys_close(fd);
+	if (path)
+		gt_sys_call(SYS_unlinkat, AT_FDCWD, path, 0);
+	return -err;
 }
 
 /* create_named makes the output file under its final name (chosen now for
@@ -281,15 +297,9 @@ static int create_named(void)
 	}
 	if (fd < 0)
 		return -errno;
-	int err = write_header(fd);
-	if (!err)
-		err = remember_file(fd);
-	if (err) {
-		sys_close(fd);
-		gt_sys_call(SYS_unlinkat, AT_FDCWD, out.path, 0);
-		return -err;
-	}
-	out.created = 1;
+	fd = start_file(fd, out.path, 1);
+	if (fd >= 0)
+		out.created = 1;
 	return fd;
 }
 
@@ -299,28 +309,12 @@ static int create_named(void)
  * process killed while writing its first generation leaves nothing.
  * Returns the descriptor or -errno (no such files here: -EOPNOTSUPP and
  * the like). */
-static int open_unnamed(const char *path)
+static int open_unnamed(const char *path, int is_main)
 {
 	char dir[PATH_CAP + 64];
-	snprintf(dir, sizeof dir, "%s", path);
-	char *slash = strrchr(dir, '/');
-	if (!slash)
-		return -EINVAL;
-	if (slash == dir)
-		slash[1] = 0; /* the root directory */
-	else
-		*slash = 0;
+	dir_of(path, dir, sizeof dir);
 	int fd = sys_open(dir, O_TMPFILE | O_WRONLY | O_APPEND | O_CLOEXEC, 0666);
-	if (fd < 0)
-		return -errno;
-	int err = write_header(fd);
-	if (!err)
-		err = remember_file(fd);
-	if (err) {
-		sys_close(fd);
-		return -err;
-	}
-	return fd;
+	return fd < 0 ? -errno : start_file(fd, NULL, is_main);
 }
 
 /* link_as names the unnamed file fd path; with replace, a file of that name
@@ -356,7 +350,7 @@ static int give_name(int fd)
 static int create(struct gt_sink_file *f)
 {
 	if (!out.no_unnamed) {
-		int fd = open_unnamed(out.base);
+		int fd = open_unnamed(out.base, 1);
 		if (fd >= 0) {
 			f->unnamed = 1;
 			return fd;
@@ -623,7 +617,7 @@ int gt_sink_begin_new(struct gt_sink_file *f, const char *path)
 	f->path = path;
 	f->transient = 1;
 	f->committed = GT_HEADER_LEN;
-	f->fd = out.no_unnamed ? -EOPNOTSUPP : open_unnamed(path);
+	f->fd = out.no_unnamed ? -EOPNOTSUPP : open_unnamed(path, 0);
 	if (f->fd >= 0) {
 		f->unnamed = 1; /* named by its first generation */
 		return 0;

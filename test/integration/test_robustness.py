@@ -166,6 +166,24 @@ class RobustnessTest(unittest.TestCase):
                 f.write(seen)
             gtlib.validate(copy)   # what the reader read at once
 
+    @unittest.skipUnless(os.geteuid() == 0 and shutil.which("unshare"), "needs root to hide /proc")
+    def test_without_proc_the_file_is_made_by_name(self):
+        # No /proc (a chroot, a sandbox): an unnamed file cannot be named,
+        # so the first generation is written again into a file made by its
+        # name, and later generations are appended to it.
+        path = os.path.join(self.dir, "noproc.trace")
+        plain = gtlib.run_plain([self.binary, "work", "200"])
+        inner = "mount -t tmpfs none /proc && exec env LD_PRELOAD=%s GOTRACE_OUT=%s GOTRACE_PERIOD=20ms %s work 200" \
+            % (gtlib.LIB, path, self.binary)
+        r = gtlib.run_plain(["unshare", "-m", "sh", "-c", inner])
+        self.assertEqual((r.returncode, r.stdout), (plain.returncode, plain.stdout), r.describe())
+        self.assertEqual(gotrace_lines(r.stderr), [], r.stderr)
+        self.assertEqual(os.listdir(self.dir), ["noproc.trace"])
+        gtlib.validate(path)
+        out = subprocess.run([GO_NEW, "tool", "trace", "-d=parsed", path], env=gtlib.go_env(),
+                             stdout=subprocess.PIPE, universal_newlines=True).stdout
+        self.assertGreaterEqual(sum(1 for l in out.splitlines() if " Sync " in l), 3, path)
+
     def test_segv_dies_the_same_and_keeps_the_trace(self):
         path = os.path.join(self.dir, "segv.trace")
         r = self.same_as_untraced(["segv"], path)
