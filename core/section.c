@@ -28,7 +28,7 @@ struct gt_batch *gt_room_slow(struct gt_thread *t, uint64_t gen, uint64_t ts)
 	}
 	uint64_t start = atomic_load_explicit(&gt.gen_start[gen & 1], memory_order_relaxed);
 	if (ts < start)
-		ts = start; /* see tracer.h, gen_start */
+		ts = start + GT_LIFTED_NS(t->serial); /* see tracer.h, gen_start */
 	c->gen = gen;
 	c->serial = t->serial;
 	c->index = t->chunk_index++;

@@ -63,6 +63,11 @@ struct gt_thread;
 struct gt_chunk;
 struct gt_proc;
 
+/* GT_LIFTED_NS: how far after a generation's start a thread's batch stamped
+ * before it is placed (gen_start below): 1 to 4096 ns, apart for any 4096
+ * threads in registration order. */
+#define GT_LIFTED_NS(serial) (1 + ((serial) & 4095))
+
 struct gt_tracer {
 	/* The generation being written; the first is 1. Written by the
 	 * flusher only, read by every write section. */
@@ -72,7 +77,14 @@ struct gt_tracer {
 	 * generation sees its start. No batch of a generation starts earlier
 	 * (core/section.c, gt_room_slow): Go's readers would otherwise move an
 	 * event stamped before the switch (a wake-up stamped with its waker's
-	 * time) to after the previous generation's last event. */
+	 * time) to after the previous generation's last event. Such a batch is
+	 * lifted to a time of its thread's own just after the start
+	 * (GT_LIFTED_NS), never to the start itself: Go's readers (1.23 to
+	 * 1.27) pick the next event by time and, when the earliest cannot go
+	 * yet, try the others from the second on of a re-sorted list, so of two
+	 * threads' events at the very same earliest time one is never tried —
+	 * a GoStart lifted to the same time as the GoCreate it waits for made
+	 * "failed to advance" in 1 of 10 readings of a trace. */
 	_Atomic uint64_t gen_start[2];
 	/* 1 while events are recorded; 0 before init, after the final flush,
 	 * and after a fatal error of the tracer. */

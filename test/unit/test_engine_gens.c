@@ -18,6 +18,8 @@
 #include "core/engine.h"
 #include "core/flusher.h"
 #include "core/fork.h"
+#include "core/section.h"
+#include "core/thread.h"
 #include "core/tracer.h"
 #include "encoder/wire.h"
 #include "test_engine_fixture.h"
@@ -257,4 +259,37 @@ Test(engine_gens, a_path_output_and_a_flight_snapshot)
 	unlink(snap);
 	unlink(path);
 	rmdir(dir);
+}
+
+Test(engine_gens, batches_stamped_before_the_start_are_lifted_apart)
+{
+	/* Two threads whose first events of a generation were stamped before
+	 * it began: each batch starts after the generation's start, and not at
+	 * the same time as the other's (Go's readers never try one of two
+	 * threads' events tied at the earliest time: core/tracer.h, gen_start). */
+	ex_start((const char *const[]){ "GOTRACE_PERIOD=10s", NULL });
+	uint64_t gen = atomic_load(&gt.gen);
+	uint64_t start = 1000000; /* the first generation's start is 0: give it one */
+	atomic_store(&gt.gen_start[gen & 1], start);
+	static struct gt_thread a, b;
+	a.serial = 7;
+	a.m = 1007;
+	b.serial = 8;
+	b.m = 1008;
+	struct gt_batch *ba = gt_room_slow(&a, gen, start - 1000);
+	struct gt_batch *bb = gt_room_slow(&b, gen, start - 5);
+	cr_assert(ba && bb);
+	cr_assert_gt(ba->last_ts, start);
+	cr_assert_gt(bb->last_ts, start);
+	cr_assert_neq(ba->last_ts, bb->last_ts);
+	cr_assert_lt(ba->last_ts, start + 10000, "lifted by nanoseconds, not more");
+	/* A batch stamped after the start keeps its time. */
+	struct gt_chunk *ca = a.chunk[gen & 1];
+	a.chunk[gen & 1] = NULL;
+	struct gt_batch *late = gt_room_slow(&a, gen, start + 123456);
+	cr_assert_eq(late->last_ts, start + 123456);
+	gt_chunk_put(ca);
+	gt_chunk_put(a.chunk[gen & 1]);
+	gt_chunk_put(b.chunk[gen & 1]);
+	ex_stop();
 }
