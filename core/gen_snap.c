@@ -179,7 +179,12 @@ static int need_ents(uint64_t n)
 	return 0;
 }
 
-static uint64_t now_ns(clockid_t c);
+static uint64_t now_ns(clockid_t c)
+{
+	struct timespec t;
+	clock_gettime(c, &t);
+	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
 
 /* The longest one copy took in this snapshot: the longest a program
  * thread's malloc or free can have waited for the snapshot (the lock of
@@ -248,13 +253,6 @@ static uint64_t emit(struct gt_snapout *w, uint64_t n)
 		w->b.len += (size_t)(p - start);
 	}
 	return k;
-}
-
-static uint64_t now_ns(clockid_t c)
-{
-	struct timespec t;
-	clock_gettime(c, &t);
-	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
 }
 
 void gt_gen_snap_take(uint64_t gen, uint64_t ts)

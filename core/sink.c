@@ -303,6 +303,14 @@ static int create_named(void)
 	return fd;
 }
 
+/* create_snapshot_named makes a flight-recorder snapshot's file under its
+ * name (replacing one of that name) and writes the header: fd or -errno. */
+static int create_snapshot_named(const char *path)
+{
+	int fd = sys_open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0666);
+	return fd < 0 ? -errno : start_file(fd, path, 0);
+}
+
 /* open_unnamed opens a file with no name yet (O_TMPFILE) in the directory
  * of path and writes the header: it is named once it holds a complete
  * generation (give_name), so a reader never meets it half written and a
@@ -381,12 +389,11 @@ static int name_complete(struct gt_sink_file *f, int *fd, struct iovec *iov, int
 	if (held)
 		out.held_fd = -1;
 	f->unnamed = 0;
-	*fd = f->is_main ? create_named() : sys_open(f->path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC |
-								   O_NOFOLLOW, 0666);
+	*fd = f->is_main ? create_named() : create_snapshot_named(f->path);
 	if (*fd < 0)
-		return f->is_main ? -*fd : errno;
+		return -*fd;
 	f->committed = GT_HEADER_LEN;
-	if ((!f->is_main && (err = write_header(*fd))) || (err = gt_write_all(*fd, iov, n))) {
+	if ((err = gt_write_all(*fd, iov, n))) {
 		gt_sys_call(SYS_ftruncate, *fd, (off_t)0);
 		return err;
 	}
@@ -622,12 +629,12 @@ int gt_sink_begin_new(struct gt_sink_file *f, const char *path)
 		f->unnamed = 1; /* named by its first generation */
 		return 0;
 	}
-	if (f->fd == -EMFILE || f->fd == -ENFILE)
-		return f->err = -f->fd;
-	f->fd = sys_open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0666);
-	if (f->fd < 0)
-		return f->err = errno;
-	f->err = write_header(f->fd);
+	if (f->fd != -EMFILE && f->fd != -ENFILE)
+		f->fd = create_snapshot_named(path);
+	if (f->fd >= 0)
+		return 0;
+	f->err = -f->fd;
+	f->fd = -1;
 	return f->err;
 }
 

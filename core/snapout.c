@@ -90,14 +90,10 @@ void gt_snapout_done(struct gt_snapout *s)
 {
 	while (s->nblocks > 2 * s->used + 16)
 		gt_unmap(s->blocks[--s->nblocks], BLOCK);
-	s->used = 0;
-	s->open = 0;
-	s->gen = 0;
+	gt_snapout_begin(s, 0, 0); /* holds none */
 }
 
 void gt_snapout_forget(struct gt_snapout *s)
 {
-	s->used = 0;
-	s->open = 0;
-	s->gen = 0;
+	gt_snapout_begin(s, 0, 0);
 }
